@@ -1,0 +1,110 @@
+"""ADR-0007 D1: the durable instruction contract and record-ready instruction copies.
+
+``DurableInstructionContent`` holds exactly the six fields an instruction keeps across calls.
+``durable_instruction`` turns any lionagi ``Instruction`` into a new one whose content holds
+only those fields, keeping id, created_at, sender, recipient and metadata; the source is never
+mutated and shares no mutable container with the result.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal
+
+from lionagi.protocols.messages import Instruction
+from lionagi.protocols.messages.instruction import InstructionContent
+
+__all__ = (
+    "DURABLE_FIELDS",
+    "LEGACY_TRANSIENT_KEYS",
+    "DurableInstructionContent",
+    "durable_instruction",
+)
+
+LEGACY_TRANSIENT_KEYS = frozenset({"tool_schemas", "response_format", "structure"})
+_IMAGE_DETAILS = ("low", "high", "auto")
+
+
+@dataclass(slots=True)
+class DurableInstructionContent:
+    """The provider-neutral fields an instruction keeps in history (ADR-0007 D1 target)."""
+
+    instruction: str | None = None
+    guidance: str | None = None
+    prompt_context: list[Any] = field(default_factory=list)
+    plain_content: str | None = None
+    images: list[str] = field(default_factory=list)
+    image_detail: Literal["low", "high", "auto"] | None = None
+
+    def __post_init__(self) -> None:
+        if self.image_detail is not None and self.image_detail not in _IMAGE_DETAILS:
+            raise ValueError(
+                f"image_detail must be one of {_IMAGE_DETAILS} or None, got {self.image_detail!r}"
+            )
+        if not isinstance(self.prompt_context, list):
+            raise TypeError(
+                f"prompt_context must be a list, got {type(self.prompt_context).__name__}"
+            )
+        if not isinstance(self.images, list):
+            raise TypeError(f"images must be a list, got {type(self.images).__name__}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """All six fields, deep-copied; nothing else."""
+        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DurableInstructionContent:
+        """Build from serialized content; legacy ``tool_schemas``, ``response_format`` and
+        ``structure`` keys are accepted and ignored. Any other unknown key is a ValueError,
+        and lionagi's ``context`` alias is read as ``prompt_context``."""
+        unknown = set(data) - set(DURABLE_FIELDS) - LEGACY_TRANSIENT_KEYS - {"context"}
+        if unknown:
+            raise ValueError(
+                f"unknown instruction content keys {sorted(unknown)}; durable content has "
+                f"{list(DURABLE_FIELDS)}"
+            )
+        values = {k: copy.deepcopy(data[k]) for k in DURABLE_FIELDS if k in data}
+        if "context" in data and "prompt_context" not in data:
+            ctx = copy.deepcopy(data["context"])
+            values["prompt_context"] = ctx if isinstance(ctx, list) else [ctx]
+        if values.get("prompt_context") is None:
+            values.pop("prompt_context", None)
+        if values.get("images") is None:
+            values.pop("images", None)
+        return cls(**values)
+
+    @classmethod
+    def from_instruction(cls, content: InstructionContent) -> DurableInstructionContent:
+        """The durable part of a lionagi InstructionContent, deep-copied."""
+        return cls(
+            instruction=content.instruction,
+            guidance=copy.deepcopy(content.guidance),
+            prompt_context=copy.deepcopy(list(content.prompt_context)),
+            plain_content=content.plain_content,
+            images=list(content.images),
+            image_detail=content.image_detail,
+        )
+
+    def to_instruction_content(self) -> InstructionContent:
+        """A lionagi InstructionContent with these fields and no call options."""
+        return InstructionContent(
+            instruction=self.instruction,
+            guidance=copy.deepcopy(self.guidance),
+            prompt_context=copy.deepcopy(self.prompt_context),
+            plain_content=self.plain_content,
+            images=list(self.images),
+            image_detail=self.image_detail,
+        )
+
+
+DURABLE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(DurableInstructionContent))
+
+
+def durable_instruction(source: Instruction) -> Instruction:
+    """A new Instruction with ``source``'s id, created_at, sender, recipient and metadata
+    (deep-copied) and content reduced to the durable fields. ``source`` is not mutated."""
+    content = DurableInstructionContent.from_instruction(source.content).to_instruction_content()
+    # deep=True: lionagi's Message.__deepcopy__ gives the copy its own (empty) render cache, so
+    # rendering the copy never writes into the source's private state.
+    return source.model_copy(deep=True, update={"content": content})

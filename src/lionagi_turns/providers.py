@@ -1,0 +1,50 @@
+"""ADR-0007 D4: provider-neutral messages to provider payloads, and the pre-invocation checks.
+
+``to_provider_messages`` is the default service projection and the only one the call surfaces
+use. ``check_image_hosts`` runs lionagi's own image-URL validator (which resolves hosts to
+refuse private, loopback and link-local addresses) on every http(s) image part; it is the one
+step of request preparation that does network I/O, so it runs at the adapter boundary, right
+before invocation, never inside ``compile_chat_request``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from lionagi.protocols.messages.validators import validate_image_url
+
+from .types import CompiledChatRequest
+
+__all__ = ("check_image_hosts", "to_provider_messages")
+
+
+def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
+    """``[{"role": <str>, "content": <str | list>}]`` in compiled order; list content is
+    deep-copied, so mutating the result never changes ``compiled``."""
+    return [
+        {"role": str(m.role.value), "content": copy.deepcopy(m.content)}
+        for m in compiled.messages
+    ]
+
+
+def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:
+    """Raise ValueError (naming the message index and URL) for an http(s) image whose host
+    lionagi refuses; data URIs need no check."""
+    for index, message in enumerate(messages):
+        content = message.get("content")
+        if not isinstance(content, list):
+            continue
+        for part in content:
+            if not isinstance(part, Mapping) or part.get("type") != "image_url":
+                continue
+            url = (part.get("image_url") or {}).get("url", "")
+            if isinstance(url, str) and url.startswith(("http://", "https://")):
+                try:
+                    validate_image_url(url)
+                except ValueError as exc:
+                    raise ValueError(
+                        f"messages[{index}] image {url[:80]!r} refused before invocation: {exc} "
+                        "Use a public https URL or send the image as a data: URI."
+                    ) from exc

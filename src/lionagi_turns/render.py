@@ -1,0 +1,199 @@
+"""Instruction and assistant rendering for the compiler (ADR-0007 D2 step 5).
+
+Guarantees:
+
+- Instructions render through lionagi's own structured renderer
+  (``InstructionContent._format_text_content``) on a fresh ``InstructionContent`` built for this
+  call; no stored content object is touched.
+- A historical view renders durable sections only; the current view adds the call's Tools,
+  ResponseSchema and ResponseFormat sections from the ``TurnRequest``.
+- Images render as one text part followed by ``image_url`` parts, shaped as lionagi shapes them,
+  without network access: http(s) URLs are checked here for everything that needs no DNS
+  (scheme, NUL bytes, host); the SSRF host check runs in ``providers.check_image_hosts``.
+- A folded guidance section keeps the D3 envelope on three lines of its own. When lionagi's YAML
+  emitter would quote the section (trailing spaces or tabs in the system text), the section is
+  written as an equivalent YAML literal block instead; the result loads back to the same text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+from lionagi.libs.schema.minimal_yaml import minimal_yaml
+from lionagi.protocols.messages.instruction import InstructionContent
+
+from .envelope import BEGIN_MARKER
+
+__all__ = (
+    "guidance_text",
+    "merge_results",
+    "render_instruction",
+)
+
+_FOLD_SLOT = "LIONAGI_TURNS_FOLD_SLOT_7f3a"
+
+
+def guidance_text(guidance: Any) -> str:
+    """Guidance as text for the fold: strings as they are, anything else as minimal YAML."""
+    if guidance is None or guidance == "":
+        return ""
+    if isinstance(guidance, str):
+        return guidance
+    return minimal_yaml(guidance).strip()
+
+
+def merge_results(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[Any]:
+    """``context`` followed by each result not equal to an item already present (ADR D2 step 2),
+    earlier results of the same batch included."""
+    merged = list(context)
+    for result in results:
+        if result not in merged:
+            merged.append(result)
+    return merged
+
+
+def render_instruction(
+    source: InstructionContent,
+    *,
+    results: Sequence[dict[str, Any]] = (),
+    fold: str = "",
+    tool_schemas: Sequence[dict[str, Any]] = (),
+    response_format: Any = None,
+    structure: Any = None,
+) -> str | list[dict[str, Any]]:
+    """Render one instruction as the provider sees it.
+
+    ``source`` supplies only its durable fields. ``results`` are action-result dictionaries
+    folded into its context; ``fold`` is the system/context/guidance prefix (already joined)
+    when this instruction is the fold target, else ``""``. The call options are given only for
+    the current instruction.
+    """
+    context = merge_results(source.prompt_context, results) if results else source.prompt_context
+    if source.plain_content:
+        text = _plain_text(source, context, fold)
+    else:
+        guidance = fold if fold else source.guidance
+        content = _content(source, guidance, context, tool_schemas, response_format, structure)
+        text = content._format_text_content()
+        if fold and BEGIN_MARKER in fold and not _keeps_lines(text, fold):
+            text = _splice_guidance(
+                source, fold, context, tool_schemas, response_format, structure
+            )
+    if not source.images:
+        return text
+    detail = source.image_detail
+    return [{"type": "text", "text": text}, *(_image_part(url, detail) for url in source.images)]
+
+
+def _content(
+    source: InstructionContent,
+    guidance: Any,
+    context: Sequence[Any],
+    tool_schemas: Sequence[dict[str, Any]],
+    response_format: Any,
+    structure: Any,
+) -> InstructionContent:
+    return InstructionContent(
+        instruction=source.instruction,
+        guidance=guidance,
+        prompt_context=list(context),
+        tool_schemas=list(tool_schemas),
+        response_format=response_format,
+        structure=structure,
+    )
+
+
+def _plain_text(source: InstructionContent, context: Sequence[Any], fold: str) -> str:
+    """plain_content replaces the structured rendering, but never swallows the fold or folded
+    results (design §4 item 11): they stand as blank-line separated sections around it."""
+    added = list(context[len(source.prompt_context):])
+    sections = [fold, source.plain_content or ""]
+    if added:
+        sections.append(minimal_yaml({"Context": added}).strip())
+    return "\n\n".join(s for s in sections if s)
+
+
+def _keeps_lines(text: str, fold: str) -> bool:
+    """Whether every line of the envelope in ``fold`` stands on a line of its own in ``text``."""
+    lines = set(line.strip(" ") for line in text.split("\n"))
+    start = fold.index(BEGIN_MARKER)
+    envelope = fold[start:].split("\n")[:3]
+    return all(line in lines for line in envelope)
+
+
+def _splice_guidance(
+    source: InstructionContent,
+    fold: str,
+    context: Sequence[Any],
+    tool_schemas: Sequence[dict[str, Any]],
+    response_format: Any,
+    structure: Any,
+) -> str:
+    """Render with a placeholder guidance, then put ``fold`` in as a YAML literal block.
+
+    Used only when lionagi's emitter would choose a quoted style for ``fold``. The block is
+    checked to load back to exactly ``fold``; if it would not (characters YAML cannot carry in
+    a block), the emitter's own rendering is kept.
+    """
+    content = _content(source, _FOLD_SLOT, context, tool_schemas, response_format, structure)
+    text = content._format_text_content()
+    head = f"Guidance: {_FOLD_SLOT}"
+    block = literal_block("Guidance", fold)
+    if block is None or not text.startswith(head):
+        return _content(
+            source, fold, context, tool_schemas, response_format, structure
+        )._format_text_content()
+    rest = text[len(head):]  # "" or "\n<next key>..."
+    if rest:
+        return block + rest[1:]
+    return block.rstrip("\n") if block.split("\n", 1)[0].endswith("-") else block
+
+
+_BLOCK_BREAKERS = frozenset("\r\x85\u2028\u2029\ufeff")
+
+
+def literal_block(key: str, value: str) -> str | None:
+    """``key: |2-`` style YAML for ``value``, ending in a line break (indentation indicator
+    always given, chomping from the trailing newlines), or None when ``value`` cannot be carried
+    by a literal block. The block is verified to load back to exactly ``value``."""
+    if any(ch in _BLOCK_BREAKERS for ch in value) or not all(
+        ch in "\t\n" or ch.isprintable() or ch == " " for ch in value
+    ):
+        return None
+    body = value.rstrip("\n")
+    trailing = len(value) - len(body)
+    chomp = "-" if trailing == 0 else ("" if trailing == 1 else "+")
+    lines = [f"  {line}" if line else "" for line in body.split("\n")]
+    block = f"{key}: |2{chomp}\n" + "\n".join(lines) + "\n" * max(trailing, 1)
+    try:
+        loaded = yaml.safe_load(block)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(loaded, dict) or loaded.get(key) != value:
+        return None
+    return block
+
+
+def _image_part(url: str, detail: Any) -> dict[str, Any]:
+    """One image as lionagi shapes it, with only the checks that need no network."""
+    if url.startswith(("http://", "https://")):
+        _check_http_url(url)
+        return {"type": "image_url", "image_url": {"url": url, "detail": detail}}
+    # data: URIs, raw base64 and other schemes never reach the network in lionagi's formatter.
+    part: dict[str, Any] = InstructionContent._format_image_item(url, detail)
+    return part
+
+
+def _check_http_url(url: str) -> None:
+    from urllib.parse import urlparse
+
+    if "\x00" in url or "%00" in url.lower():
+        raise ValueError(f"image URL {url[:80]!r} contains a NUL byte; remove it")
+    try:
+        parsed = urlparse(url)
+    except ValueError as exc:
+        raise ValueError(f"malformed image URL {url[:80]!r}: {exc}") from exc
+    if not parsed.netloc or not parsed.hostname:
+        raise ValueError(f"image URL {url[:80]!r} has no host; give a full http(s) URL")

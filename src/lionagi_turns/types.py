@@ -1,0 +1,225 @@
+"""ADR-0007 D1: the typed contracts between a call surface, the compiler and a provider adapter.
+
+Guarantees:
+
+- Every class is a ``frozen=True, slots=True`` dataclass with exactly the ADR's fields.
+- ``TurnRequest`` keeps no container the caller owns: ``progression``, ``tool_schemas`` and
+  ``context_blocks`` become tuples, schema dictionaries and ``provider_kwargs`` are deep-copied,
+  and ``provider_kwargs`` is exposed read-only through ``MappingProxyType``.
+- Invalid shapes raise ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind, bad
+  value) at construction, naming the field, the position and what to pass instead.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+from uuid import UUID
+
+from lionagi.operations.schema.structure import Structure
+from lionagi.protocols.messages import Instruction, MessageRole
+from pydantic import BaseModel
+
+__all__ = (
+    "RESERVED_PROVIDER_KEY",
+    "CompiledChatRequest",
+    "CompiledMessage",
+    "ContextBlock",
+    "TurnRequest",
+)
+
+RESERVED_PROVIDER_KEY = "messages"
+_RESERVED_KEY_ERROR = "provider_kwargs must not contain reserved key 'messages'"
+
+
+def _set(obj: object, name: str, value: Any) -> None:
+    object.__setattr__(obj, name, value)
+
+
+def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
+    """A deep-copied, read-only view of ``mapping``; the caller's object is not retained."""
+    if not isinstance(mapping, Mapping):
+        raise TypeError(
+            f"{owner}.provider_kwargs must be a mapping of keyword arguments, "
+            f"got {type(mapping).__name__}"
+        )
+    bad = [repr(k) for k in mapping if not isinstance(k, str)]
+    if bad:
+        raise TypeError(
+            f"{owner}.provider_kwargs keys must be strings; got {', '.join(bad)}"
+        )
+    if RESERVED_PROVIDER_KEY in mapping:
+        raise ValueError(_RESERVED_KEY_ERROR)
+    return MappingProxyType(copy.deepcopy(dict(mapping)))
+
+
+@dataclass(frozen=True, slots=True)
+class ContextBlock:
+    """One source-attributed piece of call-local context (D3).
+
+    Both fields are non-empty strings; the registry should omit empty results before
+    constructing a block.
+    """
+
+    provider_name: str
+    content: str
+
+    def __post_init__(self) -> None:
+        for name in ("provider_name", "content"):
+            value = getattr(self, name)
+            if not isinstance(value, str):
+                raise TypeError(
+                    f"ContextBlock.{name} must be str, got {type(value).__name__}"
+                )
+        if not self.provider_name:
+            raise ValueError(
+                "ContextBlock.provider_name must be non-empty: name the provider that "
+                "produced the block"
+            )
+        if not self.content:
+            raise ValueError(
+                f"ContextBlock from provider {self.provider_name!r} has empty content: "
+                "omit empty provider results instead of building a block"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledMessage:
+    """One provider-neutral message: a role and its rendered content, nothing else."""
+
+    role: MessageRole
+    content: str | list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRequest:
+    """Everything one model call needs besides the branch's stored history.
+
+    ``progression``: ``None`` selects ``branch.progression`` (including a
+    ``metadata["current_progression"]`` view); ``()`` selects no history; otherwise the exact
+    ids, in order. ``tool_schemas``, ``response_format`` and ``structure`` shape only the
+    current instruction's rendering. ``provider_kwargs`` never holds ``"messages"``.
+    """
+
+    instruction: Instruction
+    progression: tuple[UUID, ...] | None = None
+    tool_schemas: tuple[dict[str, Any], ...] = ()
+    response_format: type[BaseModel] | dict[str, Any] | BaseModel | None = None
+    structure: type[Structure] | str | None = None
+    context_blocks: tuple[ContextBlock, ...] = ()
+    provider_kwargs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.instruction, Instruction):
+            raise TypeError(
+                "TurnRequest.instruction must be a lionagi Instruction, got "
+                f"{type(self.instruction).__name__}; build one with "
+                "branch.msgs.create_instruction(instruction=...)"
+            )
+        _set(self, "progression", _progression(self.progression))
+        _set(self, "tool_schemas", _tool_schemas(self.tool_schemas))
+        _set(self, "response_format", _response_format(self.response_format))
+        _check_structure(self.structure)
+        _set(self, "context_blocks", _context_blocks(self.context_blocks))
+        _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "TurnRequest"))
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledChatRequest:
+    """The compiler's output: the record-ready instruction, the messages, the call's kwargs.
+
+    ``instruction`` carries only durable content (no context blocks, no call options) and is
+    the only instruction a call surface may record. ``provider_kwargs`` is read-only and never
+    holds ``"messages"``.
+    """
+
+    instruction: Instruction
+    messages: tuple[CompiledMessage, ...]
+    provider_kwargs: Mapping[str, Any]
+
+    def __post_init__(self) -> None:
+        _set(self, "messages", tuple(self.messages))
+        bad = [i for i, m in enumerate(self.messages) if not isinstance(m, CompiledMessage)]
+        if bad:
+            raise TypeError(f"CompiledChatRequest.messages{bad} are not CompiledMessage values")
+        _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "CompiledChatRequest"))
+
+
+def _progression(value: Any) -> tuple[UUID, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            "TurnRequest.progression must be None or a sequence of UUIDs, got "
+            f"{type(value).__name__}"
+        )
+    ids = tuple(value)
+    bad = [f"[{i}]={v!r}" for i, v in enumerate(ids) if not isinstance(v, UUID)]
+    if bad:
+        raise TypeError(
+            "TurnRequest.progression holds non-UUID items at "
+            f"{', '.join(bad)}; convert ids with uuid.UUID(...) or use "
+            "lionagi_turns.adapters.progression_ids()"
+        )
+    return ids
+
+
+def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
+    if value is None:
+        return ()
+    if isinstance(value, Mapping) or isinstance(value, str | bytes):
+        raise TypeError(
+            "TurnRequest.tool_schemas must be a sequence of schema dicts, got a single "
+            f"{type(value).__name__}; wrap it in a tuple"
+        )
+    items = tuple(value)
+    bad = [f"[{i}]" for i, s in enumerate(items) if not isinstance(s, Mapping)]
+    if bad:
+        raise TypeError(f"TurnRequest.tool_schemas{', '.join(bad)} must be dicts")
+    return tuple(copy.deepcopy(dict(s)) for s in items)
+
+
+def _response_format(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, type) and issubclass(value, BaseModel):
+        return value
+    if isinstance(value, BaseModel | Mapping):
+        return copy.deepcopy(dict(value) if isinstance(value, Mapping) else value)
+    raise TypeError(
+        "TurnRequest.response_format must be a pydantic model class, a model instance, "
+        f"a dict or None, got {type(value).__name__}"
+    )
+
+
+def _check_structure(value: Any) -> None:
+    if value is None or isinstance(value, str):
+        return
+    if isinstance(value, type) and issubclass(value, Structure):
+        return
+    raise TypeError(
+        "TurnRequest.structure must be a Structure subclass, a string or None, got "
+        f"{value!r}"
+    )
+
+
+def _context_blocks(value: Any) -> tuple[ContextBlock, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str | bytes | Mapping):
+        raise TypeError(
+            "TurnRequest.context_blocks must be a sequence of ContextBlock values, got a "
+            f"single {type(value).__name__}"
+        )
+    blocks = tuple(value)
+    bad = [f"[{i}] ({type(b).__name__})" for i, b in enumerate(blocks)
+           if not isinstance(b, ContextBlock)]
+    if bad:
+        raise TypeError(
+            f"TurnRequest.context_blocks{', '.join(bad)} are not ContextBlock values; "
+            "build them with ContextBlock(provider_name=..., content=...)"
+        )
+    return blocks

@@ -1,0 +1,47 @@
+"""Test-wide isolation: lionagi writes nothing into the checkout or the user's home.
+
+Set before lionagi is imported anywhere: a temporary LIONAGI_HOME, no log auto-save on exit,
+and every test runs with a temporary working directory (lionagi reads ``.env`` files and writes
+``./data/logs`` relative to it).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+_HOME = Path(tempfile.mkdtemp(prefix="lionagi-turns-home-"))
+os.environ["LIONAGI_HOME"] = str(_HOME)
+os.environ["LOG_AUTO_SAVE_ON_EXIT"] = "false"
+os.environ.setdefault("LIONAGI_TURNS_TEST", "1")
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+settings.register_profile(
+    "ci",
+    max_examples=1000,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "dev",
+    max_examples=100,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cwd(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    """Each test runs in an empty temporary directory."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+@pytest.fixture
+def repo_root() -> Path:
+    return REPO_ROOT
