@@ -179,8 +179,8 @@ def _render_turns(
 
 
 def _history_instruction(turn: InstructionTurn, fold: str) -> Any:
-    if not fold and not turn.results:
-        return _cache.render_durable(turn.message)
+    if not fold:
+        return _cache.render_durable(turn.message, turn.results, turn.sources)
     return render_instruction(turn.message.content, results=turn.results, fold=fold)
 
 

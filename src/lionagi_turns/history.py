@@ -116,6 +116,8 @@ class InstructionTurn:
     message: Instruction
     position: int
     results: list[dict[str, Any]] = field(default_factory=list)
+    # The ActionResponse records ``results`` were projected from, in the same order.
+    sources: list[ActionResponse] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -179,12 +181,13 @@ def action_result(response: ActionResponse) -> dict[str, Any]:
 
 def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
     """Walk the view once; see the module rules. Never raises for a defect: collects it."""
-    pile: dict[UUID, Any] = branch.msgs.messages.collections
+    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     defects: list[Defect] = []
     _selection_defects(ids, pile, defects)
 
     turns: list[Turn] = []
     pending: list[dict[str, Any]] = []
+    pending_sources: list[ActionResponse] = []
     seen: set[UUID] = set()
     for position, uid in enumerate(ids):
         if uid in seen:
@@ -196,6 +199,7 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
         # Exhaustive by kind; subclasses of lionagi's kinds follow their base's rule.
         if isinstance(msg, ActionResponse):
             pending.append(action_result(msg))
+            pending_sources.append(msg)
         elif isinstance(msg, AssistantResponse):
             last = turns[-1] if turns else None
             if isinstance(last, AssistantTurn):
@@ -217,8 +221,9 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
                 )
                 # Keep walking to report every defect; the later instruction is not retained.
                 continue
-            turns.append(InstructionTurn(msg, position, pending))
+            turns.append(InstructionTurn(msg, position, pending, pending_sources))
             pending = []
+            pending_sources = []
         elif isinstance(msg, System | ActionRequest):
             continue
         elif isinstance(msg, Message) and type(msg)._role == MessageRole.UNSET:

@@ -2,9 +2,10 @@
 
 Guarantees:
 
-- Instructions render through lionagi's own structured renderer
-  (``InstructionContent._format_text_content``) on a fresh ``InstructionContent`` built for this
-  call; no stored content object is touched.
+- Instructions render as lionagi's own structured renderer
+  (``InstructionContent._format_text_content``) renders a fresh ``InstructionContent`` built for
+  this call, byte for byte (``_fastyaml`` may emit the YAML with libyaml; see its domain rules);
+  no stored content object is touched.
 - A historical view renders durable sections only; the current view adds the call's Tools,
   ResponseSchema and ResponseFormat sections from the ``TurnRequest``.
 - Images render as one text part followed by ``image_url`` parts, shaped as lionagi shapes them,
@@ -21,9 +22,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import yaml
-from lionagi.libs.schema.minimal_yaml import minimal_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
+from ._fastyaml import instruction_text, minimal_yaml
 from .envelope import BEGIN_MARKER
 
 __all__ = (
@@ -76,7 +77,7 @@ def render_instruction(
     else:
         guidance = fold if fold else source.guidance
         content = _content(source, guidance, context, tool_schemas, response_format, structure)
-        text = content._format_text_content()
+        text = instruction_text(content)
         if fold and BEGIN_MARKER in fold and not _keeps_lines(text, fold):
             text = _splice_guidance(
                 source, fold, context, tool_schemas, response_format, structure

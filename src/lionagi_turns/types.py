@@ -170,7 +170,7 @@ def _progression(value: Any) -> tuple[UUID, ...] | None:
 def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
     if value is None:
         return ()
-    if isinstance(value, Mapping) or isinstance(value, str | bytes):
+    if isinstance(value, Mapping | str | bytes) or not hasattr(value, "__iter__"):
         raise TypeError(
             "TurnRequest.tool_schemas must be a sequence of schema dicts, got a single "
             f"{type(value).__name__}; wrap it in a tuple"
@@ -209,7 +209,7 @@ def _check_structure(value: Any) -> None:
 def _context_blocks(value: Any) -> tuple[ContextBlock, ...]:
     if value is None:
         return ()
-    if isinstance(value, str | bytes | Mapping):
+    if isinstance(value, str | bytes | Mapping | ContextBlock) or not hasattr(value, "__iter__"):
         raise TypeError(
             "TurnRequest.context_blocks must be a sequence of ContextBlock values, got a "
             f"single {type(value).__name__}"

@@ -1,0 +1,224 @@
+"""Compile cost: lionagi 0.36's ``_prepare_run_kwargs`` against ``compile_chat_request``.
+
+Run from the repository root, in the project's virtualenv::
+
+    python benchmarks/bench_compile.py            # full: 100, 1,000, 10,000 messages, 3 runs
+    python benchmarks/bench_compile.py --smoke    # CI: tiny branches, 1 run, checks only
+    python benchmarks/bench_compile.py --check    # full, and exit 1 if a target is missed
+
+Everything runs in this one process. Per size and run, each path gets its own freshly built
+branch (``workload.build_branch``):
+
+- cold: the first call on that branch;
+- warm: the same branch after the next turn is recorded (instruction, tool call on odd turns,
+  assistant answer), compiling the turn after it.
+
+Printed: min/median/max milliseconds per path, the compiled/legacy ratios (min/median/max over
+the paired runs), microseconds per message (linear growth shows as a flat column), and peak
+traced memory of one cold and one warm call per path (a separate, untimed pass under
+tracemalloc). Before timing, every size checks that the compiled messages equal those compiled
+with the fast path off and equal legacy's after the first message (the fold target, whose
+separators differ by design): any difference exits with status 1, as does any exception.
+Targets (``--check``), at 1,000 messages and up: cold median ratio <= 0.5, warm <= 0.2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import os
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+os.environ.setdefault("LIONAGI_HOME", tempfile.mkdtemp(prefix="lionagi-turns-bench-"))
+os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
+
+import workload  # noqa: E402  (this directory is on sys.path when run as a script)
+from lionagi import Branch  # noqa: E402
+from lionagi.operations.chat._prepare import _prepare_run_kwargs  # noqa: E402
+from lionagi.operations.types import ChatParam  # noqa: E402
+from lionagi.protocols.messages import Instruction  # noqa: E402
+
+from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages  # noqa: E402
+from lionagi_turns._cache import no_fast_path  # noqa: E402
+
+TARGETS = {"cold": 0.5, "warm": 0.2}
+TARGET_MIN_SIZE = 1000
+
+Messages = list[dict[str, Any]]
+Call = Callable[[Branch, Instruction], Messages]
+
+
+def legacy_call(branch: Branch, instruction: Instruction) -> Messages:
+    param = ChatParam.from_branch(branch)
+    _, kwargs = _prepare_run_kwargs(branch, None, param, ins=instruction)
+    messages: Messages = kwargs["messages"]
+    return messages
+
+
+def compiled_call(branch: Branch, instruction: Instruction) -> Messages:
+    compiled = compile_chat_request(branch, TurnRequest(instruction=instruction))
+    return to_provider_messages(compiled)
+
+
+PATHS: dict[str, Call] = {"legacy": legacy_call, "compiled": compiled_call}
+
+
+@dataclass
+class Sample:
+    cold: list[float] = field(default_factory=list)
+    warm: list[float] = field(default_factory=list)
+    peak_cold: int = 0
+    peak_warm: int = 0
+
+
+def _timed(call: Call, branch: Branch, instruction: Instruction) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    call(branch, instruction)
+    return time.perf_counter() - start
+
+
+def _traced(call: Call, branch: Branch, instruction: Instruction) -> int:
+    gc.collect()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    call(branch, instruction)
+    return tracemalloc.get_traced_memory()[1] - base
+
+
+def _cold_then_warm(
+    call: Call, size: int, measure: Callable[[Call, Branch, Instruction], Any]
+) -> tuple[Any, Any]:
+    branch = workload.build_branch(size)
+    turn = workload.turns_recorded(branch)
+    first = workload.next_instruction(branch, turn)
+    cold = measure(call, branch, first)
+    workload.append_turn(branch, first, turn)
+    warm = measure(call, branch, workload.next_instruction(branch, turn + 1))
+    del branch
+    gc.collect()
+    return cold, warm
+
+
+def check_outputs(size: int) -> list[str]:
+    """Differences between compiled (fast path on/off) and legacy output; empty when none."""
+    problems: list[str] = []
+    branch = workload.build_branch(size)
+    turn = workload.turns_recorded(branch)
+    for step in range(2):  # cold, then warm after one more turn
+        instruction = workload.next_instruction(branch, turn + step)
+        fast = compiled_call(branch, instruction)
+        with no_fast_path():
+            slow = compiled_call(branch, instruction)
+        legacy = legacy_call(branch, instruction)
+        label = f"{size} messages, {'cold' if step == 0 else 'warm'}"
+        if fast != slow:
+            first = next(i for i, (a, b) in enumerate(zip(fast, slow, strict=False)) if a != b)
+            problems.append(f"{label}: fast path differs from no-fast-path at message {first}")
+        if len(fast) != len(legacy) or fast[1:] != legacy[1:]:
+            problems.append(f"{label}: compiled differs from legacy beyond the fold target")
+        if step == 0:
+            workload.append_turn(branch, instruction, turn)
+    return problems
+
+
+def _mmm(values: list[float], scale: float = 1.0) -> str:
+    lo, mid, hi = min(values), statistics.median(values), max(values)
+    return f"{lo * scale:9.1f} {mid * scale:9.1f} {hi * scale:9.1f}"
+
+
+def run(sizes: list[int], runs: int, memory: bool) -> tuple[dict[int, dict[str, Sample]], list[str]]:
+    results: dict[int, dict[str, Sample]] = {}
+    problems: list[str] = []
+    for size in sizes:
+        problems.extend(check_outputs(size))
+        samples = {name: Sample() for name in PATHS}
+        for _ in range(runs):
+            for name, call in PATHS.items():
+                cold, warm = _cold_then_warm(call, size, _timed)
+                samples[name].cold.append(cold)
+                samples[name].warm.append(warm)
+        if memory:
+            tracemalloc.start()
+            for name, call in PATHS.items():
+                samples[name].peak_cold, samples[name].peak_warm = _cold_then_warm(
+                    call, size, _traced
+                )
+            tracemalloc.stop()
+        results[size] = samples
+        print(f"  measured {size} messages", file=sys.stderr, flush=True)
+    return results, problems
+
+
+def report(results: dict[int, dict[str, Sample]], memory: bool) -> list[str]:
+    """Print the tables; return the targets missed (sizes >= TARGET_MIN_SIZE)."""
+    missed: list[str] = []
+    print("\ntimes in ms (min / median / max)")
+    print(f"{'messages':>8} {'path':>8} | {'cold':^29} | {'warm':^29} | us/msg cold  warm")
+    for size, samples in results.items():
+        for name, s in samples.items():
+            per = f"{statistics.median(s.cold) / size * 1e6:8.1f} {statistics.median(s.warm) / size * 1e6:6.1f}"
+            print(f"{size:>8} {name:>8} | {_mmm(s.cold, 1e3)} | {_mmm(s.warm, 1e3)} | {per}")
+    print("\ncompiled / legacy ratio per paired run (min / median / max); target cold <= 0.5, warm <= 0.2")
+    for size, samples in results.items():
+        row = []
+        for phase in ("cold", "warm"):
+            legacy = getattr(samples["legacy"], phase)
+            compiled = getattr(samples["compiled"], phase)
+            ratios = [c / lg for c, lg in zip(compiled, legacy, strict=True)]
+            row.append(f"{phase} {min(ratios):.3f} / {statistics.median(ratios):.3f} / {max(ratios):.3f}")
+            if size >= TARGET_MIN_SIZE and statistics.median(ratios) > TARGETS[phase]:
+                missed.append(
+                    f"{size} messages {phase}: median ratio {statistics.median(ratios):.3f} "
+                    f"> {TARGETS[phase]}"
+                )
+        print(f"{size:>8}  " + "   ".join(row))
+    if memory:
+        print("\npeak traced memory of one call, KiB (cold / warm)")
+        for size, samples in results.items():
+            cells = "   ".join(
+                f"{name} {s.peak_cold / 1024:9.0f} / {s.peak_warm / 1024:8.0f}"
+                for name, s in samples.items()
+            )
+            print(f"{size:>8}  {cells}")
+    return missed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, 1 run; checks only")
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per size (default 3)")
+    parser.add_argument("--sizes", default="100,1000,10000", help="comma-separated sizes")
+    parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
+    parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    args = parser.parse_args(argv)
+    sizes = [20, 60] if args.smoke else [int(s) for s in args.sizes.split(",") if s]
+    runs = 1 if args.smoke else args.runs
+    if runs < 1 or not sizes or min(sizes) < 2:
+        parser.error("--runs must be >= 1 and --sizes positive (>= 2)")
+
+    os.chdir(tempfile.mkdtemp(prefix="lionagi-turns-bench-cwd-"))  # lionagi reads ./.env
+    started = time.perf_counter()
+    results, problems = run(sizes, runs, memory=not args.no_memory)
+    missed = report(results, memory=not args.no_memory)
+    print(f"\ntotal {time.perf_counter() - started:.1f} s")
+    for problem in problems:
+        print(f"OUTPUT MISMATCH: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    if args.check and missed:
+        for miss in missed:
+            print(f"TARGET MISSED: {miss}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""Load a saved lionagi branch (the JSON of ``Branch.to_dict()``) for the CLI.
+
+Contract of ``load_branch(path)``:
+
+- Returns a ``LoadedBranch`` whose ``branch.progression`` (the compiler's default view, see
+  ``history.select_ids``) is exactly the view the file stores: ``metadata.current_progression``
+  when it is set, else ``messages.progression`` — missing and repeated ids included, so
+  ``check`` and ``compile`` see what the file says, not what lionagi repaired on load.
+- ``branch.msgs.system`` is the stored ``system`` message (lionagi 0.36's ``Branch.from_dict``
+  leaves it ``None`` although the dict holds it, which would silently drop the system fold).
+- Loading writes nothing: the branch's stored logs are not restored and its log manager never
+  saves on exit, whatever ``LOG_*`` settings or ``.env`` files say.
+- Every problem that keeps the file from being a lionagi 0.36 branch raises ``BranchLoadError``,
+  a one-line message naming the file and what is wrong; no other exception escapes for bad input.
+
+Repairs made only so lionagi accepts the file (listed in ``LoadedBranch.notes``): when
+``messages.progression`` repeats an id, names an id with no stored message, or omits a stored
+message, lionagi's ``Pile`` refuses it; it is loaded with the first occurrence of each stored id
+(stored messages it omits appended), and the stored order is then put back as the branch's view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+from uuid import UUID
+
+import lionagi
+from lionagi.protocols.generic.progression import Progression
+from lionagi.protocols.messages import System
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = ("BRANCH_CLASS", "BranchLoadError", "LoadedBranch", "load_branch", "parse_branch")
+
+BRANCH_CLASS = "lionagi.session.branch.Branch"
+LIONAGI_VERSION: str = getattr(lionagi, "__version__", "0.36")
+
+ViewName = Literal["metadata.current_progression", "messages.progression"]
+
+
+class BranchLoadError(ValueError):
+    """The file is not a lionagi 0.36 branch; ``str(error)`` is one line naming the file."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        self.path = str(path)
+        self.problem = _one_line(problem)
+        super().__init__(f"{self.path}: {self.problem}")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedBranch:
+    """A loaded branch, the stored view it compiles (``view``, in stored order) and where that
+    view came from, plus the repairs lionagi needed to load it."""
+
+    branch: Branch
+    path: str
+    view: tuple[UUID, ...]
+    view_name: ViewName
+    notes: tuple[str, ...]
+
+
+def load_branch(path: str | Path) -> LoadedBranch:
+    """Read ``path`` and load it (see the module contract)."""
+    file = Path(path)
+    if not file.exists():
+        raise BranchLoadError(path, "no such file")
+    if file.is_dir():
+        raise BranchLoadError(path, "is a directory, expected a branch JSON file")
+    try:
+        raw = file.read_bytes()
+    except OSError as exc:
+        raise BranchLoadError(path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BranchLoadError(path, f"is not UTF-8 text (byte {exc.start})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BranchLoadError(
+            path, f"is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    return parse_branch(data, path)
+
+
+def parse_branch(data: Any, path: str | Path = "<data>") -> LoadedBranch:
+    """Load already-parsed ``Branch.to_dict(mode="json")`` data; ``path`` names it in errors."""
+    _check_shape(data, path)
+    collection_ids = _collection_ids(data, path)
+    stored_order = _ids(data["messages"]["progression"]["order"], "messages.progression", path)
+    view_name: ViewName = "messages.progression"
+    view = stored_order
+    current = data.get("metadata", {}).get("current_progression")
+    if current is not None:
+        if not isinstance(current, Mapping) or not isinstance(current.get("order"), list):
+            raise BranchLoadError(
+                path,
+                "metadata.current_progression is not a saved Progression (an object with an "
+                "'order' list); remove it or save the branch again with lionagi 0.36",
+            )
+        view_name = "metadata.current_progression"
+        view = _ids(current["order"], "metadata.current_progression", path)
+
+    loadable, notes = _loadable(data, collection_ids, stored_order)
+    branch = _from_dict(loadable, path)
+    pass
+    if tuple(_view_ids(branch)) != view:
+        ids: Any = list(view)  # lionagi's annotation says deque; it validates and stores a list
+        branch.metadata["current_progression"] = Progression(order=ids, name=None)
+    return LoadedBranch(branch, str(path), view, view_name, notes)
+
+
+def _check_shape(data: Any, path: str | Path) -> None:
+    expected = "expected the JSON object lionagi's Branch.to_dict() writes"
+    if not isinstance(data, dict):
+        raise BranchLoadError(
+            path, f"not a lionagi branch: the top-level JSON is {_json_kind(data)}; {expected}"
+        )
+    metadata = data.get("metadata")
+    lion_class = metadata.get("lion_class") if isinstance(metadata, dict) else None
+    if lion_class is None:
+        raise BranchLoadError(path, f"not a lionagi branch: no metadata.lion_class; {expected}")
+    if lion_class != BRANCH_CLASS:
+        if isinstance(lion_class, str) and lion_class.endswith(".Branch"):
+            raise BranchLoadError(
+                path,
+                f"a branch of another lionagi version (class {lion_class!r}, lionagi "
+                f"{LIONAGI_VERSION} saves {BRANCH_CLASS!r}); re-save it with lionagi "
+                f"{LIONAGI_VERSION}",
+            )
+        raise BranchLoadError(
+            path, f"not a lionagi branch: it is a saved {lion_class!r}; {expected}"
+        )
+    messages = data.get("messages")
+    if (
+        not isinstance(messages, dict)
+        or not isinstance(messages.get("collections"), list)
+        or not isinstance(messages.get("progression"), dict)
+        or not isinstance(messages["progression"].get("order"), list)
+    ):
+        raise BranchLoadError(
+            path,
+            "not a lionagi 0.36 branch: 'messages' must be a saved Pile with a 'collections' "
+            "list and a 'progression' holding an 'order' list (a branch of another lionagi "
+            f"version? re-save it with lionagi {LIONAGI_VERSION})",
+        )
+
+
+def _collection_ids(data: dict[str, Any], path: str | Path) -> list[UUID]:
+    ids = []
+    for i, item in enumerate(data["messages"]["collections"]):
+        if not isinstance(item, dict) or "id" not in item:
+            raise BranchLoadError(
+                path, f"messages.collections[{i}] is not a saved message (no 'id')"
+            )
+        ids.append(_uuid(item["id"], f"messages.collections[{i}].id", path))
+    return ids
+
+
+def _ids(order: list[Any], where: str, path: str | Path) -> tuple[UUID, ...]:
+    return tuple(_uuid(item, f"{where}[{i}]", path) for i, item in enumerate(order))
+
+
+def _uuid(value: Any, where: str, path: str | Path) -> UUID:
+    if isinstance(value, str):
+        try:
+            return UUID(value)
+        except ValueError:
+            pass
+    raise BranchLoadError(path, f"{where} = {value!r} is not a message id (a UUID string)")
+
+
+def _loadable(
+    data: dict[str, Any], collection_ids: list[UUID], stored_order: tuple[UUID, ...]
+) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A shallow-copied dict lionagi accepts: no logs, a log manager that never auto-saves, and
+    a pile progression that names each stored message exactly once."""
+    loadable = dict(data)
+    loadable.pop("logs", None)
+    loadable["log_config"] = {"auto_save_on_exit": False}
+    notes: list[str] = []
+    stored = set(collection_ids)
+    if len(set(stored_order)) == len(stored_order) and set(stored_order) == stored:
+        return loadable, ()
+    order = list(dict.fromkeys(uid for uid in stored_order if uid in stored))
+    missing = [uid for uid in dict.fromkeys(stored_order) if uid not in stored]
+    repeats = len(stored_order) - len(set(stored_order))
+    unlisted = [uid for uid in collection_ids if uid not in set(order)]
+    order.extend(unlisted)
+    if missing:
+        notes.append(
+            f"messages.progression names {len(missing)} id(s) with no stored message"
+        )
+    if repeats:
+        notes.append(f"messages.progression repeats {repeats} id(s)")
+    if unlisted:
+        notes.append(
+            f"messages.progression omits {len(unlisted)} stored message(s); lionagi loads them "
+            "at its end"
+        )
+    messages = dict(loadable["messages"])
+    messages["progression"] = {**messages["progression"], "order": [str(u) for u in order]}
+    loadable["messages"] = messages
+    return loadable, tuple(notes)
+
+
+def _from_dict(loadable: dict[str, Any], path: str | Path) -> Branch:
+    from lionagi.session.branch import Branch
+
+    try:
+        return Branch.from_dict(loadable)
+    except Exception as exc:  # any failure inside lionagi means "not loadable here"
+        raise BranchLoadError(
+            path,
+            f"does not load with lionagi {LIONAGI_VERSION} (saved by another lionagi version, "
+            "edited by hand, or holding a message class this process cannot import): "
+            f"{type(exc).__name__}: {exc}",
+        ) from None
+
+
+def _restore_system(branch: Branch, data: dict[str, Any], path: str | Path) -> None:
+    stored = data.get("system")
+    if stored is None:
+        return
+    if not isinstance(stored, dict) or "id" not in stored:
+        raise BranchLoadError(path, "'system' is not a saved System message (no 'id')")
+    sid = _uuid(stored["id"], "system.id", path)
+    msgs: Any = branch.msgs
+    message = msgs.messages.collections.get(sid)
+    if message is None:
+        try:
+            message = System.from_dict(stored)
+        except Exception as exc:
+            raise BranchLoadError(
+                path, f"'system' does not load as a lionagi System message: {exc}"
+            ) from None
+    if not isinstance(message, System):
+        raise BranchLoadError(
+            path,
+            f"'system' names message {sid}, which is a {type(message).__name__}, not a System",
+        )
+    branch.msgs.system = message
+
+
+def _view_ids(branch: Branch) -> list[UUID]:
+    return [getattr(item, "id", item) for item in branch.progression]
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else type(value).__name__
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())

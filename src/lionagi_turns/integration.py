@@ -1,0 +1,383 @@
+"""ADR-0007 D5/D6: route lionagi 0.36's own call surfaces through ``compile_chat_request``.
+
+``install()`` rebinds these names (and nothing else) to this package's replacements:
+
+==================================================  =====================================
+lionagi name                                        replacement
+==================================================  =====================================
+``operations.chat.chat._prepare_run_kwargs``        ``prepare_run_kwargs`` (the adapter)
+``operations.run.run._prepare_run_kwargs``          ``prepare_run_kwargs``
+``operations.chat.chat._build_instruction``         ``build_instruction`` (copies a caller's
+``operations.run.run._build_instruction``           ``Instruction`` before lionagi updates it)
+``protocols.messages.prepare_messages_for_chat``    ``prepare_compat.prepare_messages_for_chat``
+``protocols.messages.prepare.prepare_messages_...`` ``prepare_compat.prepare_messages_for_chat``
+``operations.parse.parse._try_propagate_structure`` ``propagate_structure``
+==================================================  =====================================
+
+``Branch.chat``, ``communicate``, ``operate``, ``ReAct`` and ``run`` reach the compiler through
+the first two; they then execute unchanged, so chat and run differ only after compilation.
+
+Left untouched on purpose: ``lionagi.operations.chat._prepare._prepare_run_kwargs`` itself (the
+legacy reference ``lionagi_turns.legacy`` calls) and therefore its lazy importers, notably
+``lionagi.agent.context_fold.estimate_next_request_tokens``: that function only *estimates* the
+next request's size and already errs by a whole instruction, so it keeps lionagi's own
+compilation (its count differs from the compiled request by the separators and the context
+envelope).
+
+Guarantees:
+
+- ``install()`` checks that lionagi is 0.36.x and that every name it replaces is lionagi's own
+  original (identity with the defining module's function, which must itself be lionagi's
+  definition); otherwise it raises ``IntegrationError`` and changes nothing. It is idempotent.
+- ``uninstall()`` restores exactly the objects ``install()`` replaced; it refuses (changing
+  nothing) when another patch was put on top of one of ours.
+- Both hold one process-wide lock. ``installed()`` is a context manager that uninstalls on exit
+  only if it was the one that installed.
+- Known gaps (design §5) warn once per process with ``TurnsCompatibilityWarning``: prompt-cache
+  endpoints (``places_prompt_cache``; lionagi's ``system_blocks`` are not produced), ReAct's
+  context de-dup (not reproduced), and a resumed CLI session (only the last message is sent).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
+from .compiler import compile_chat_request
+from .prepare_compat import prepare_messages_for_chat
+from .providers import check_image_hosts, to_provider_messages
+
+if TYPE_CHECKING:
+    from lionagi.operations.types import ChatParam
+    from lionagi.protocols.messages import Instruction
+    from lionagi.session.branch import Branch
+
+__all__ = (
+    "IntegrationError",
+    "TurnsCompatibilityWarning",
+    "build_instruction",
+    "install",
+    "installed",
+    "is_installed",
+    "prepare_run_kwargs",
+    "propagate_structure",
+    "uninstall",
+)
+
+SUPPORTED_LIONAGI = "0.36"
+
+_PREPARE = "lionagi.operations.chat._prepare"
+_CHAT = "lionagi.operations.chat.chat"
+_RUN = "lionagi.operations.run.run"
+_MESSAGES = "lionagi.protocols.messages"
+_MSG_PREPARE = "lionagi.protocols.messages.prepare"
+_PARSE = "lionagi.operations.parse.parse"
+
+
+class IntegrationError(RuntimeError):
+    """lionagi is not the version, or not in the state, that ``install()`` can patch."""
+
+
+class TurnsCompatibilityWarning(UserWarning):
+    """A lionagi behaviour the compiler does not reproduce bit this call (warned once)."""
+
+
+# ---------------------------------------------------------------------------------- warnings
+
+_warned: set[str] = set()
+_warn_lock = threading.Lock()
+
+PROMPT_CACHE_GAP = (
+    "lionagi-turns: this model's endpoint places the prompt cache (ADR-0127, "
+    "places_prompt_cache); the compiler does not build lionagi's system_blocks and folds the "
+    "system text into the first instruction as ADR-0007 D2 step 4 says. Requests stay correct "
+    "but lose the cache placement. Uninstall lionagi-turns for such endpoints if you need it."
+)
+REACT_DEDUP_GAP = (
+    "lionagi-turns: ReAct's 'caller context once per request' de-duplication is not "
+    "reproduced; each instruction that carries the caller's context shows it again."
+)
+CLI_RESUME_GAP = (
+    "lionagi-turns: this CLI session resumes, and a resumed session sends only the last "
+    "message; the system text and context blocks folded into the first instruction do not "
+    "reach the model again on this turn."
+)
+
+
+def _warn_once(key: str, message: str) -> None:
+    with _warn_lock:
+        if key in _warned:
+            return
+        _warned.add(key)
+    warnings.warn(message, TurnsCompatibilityWarning, stacklevel=3)
+
+
+def _reset_warnings() -> None:
+    """Forget which one-time warnings were issued (for tests)."""
+    with _warn_lock:
+        _warned.clear()
+
+
+# ------------------------------------------------------------------- structure propagation
+
+# Compiled instructions carry no response_format, so lionagi's _try_propagate_structure finds no
+# Structure on them. The adapter records, per recorded content object, the Structure the request
+# rendered; ``propagate_structure`` hands it to parsing. Bounded: only the latest calls matter.
+_STRUCTURES_MAX = 512
+_structures: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+_structures_lock = threading.Lock()
+
+
+def _remember_structure(content: Any, response_format: Any, structure: Any) -> None:
+    if response_format is None:
+        return
+    from lionagi.protocols.messages.instruction import _build_structure, _resolve_structure_cls
+
+    instance = _build_structure(response_format, _resolve_structure_cls(structure))
+    if instance is None:
+        return
+    with _structures_lock:
+        _structures[id(content)] = (content, instance)
+        _structures.move_to_end(id(content))
+        while len(_structures) > _STRUCTURES_MAX:
+            _structures.popitem(last=False)
+
+
+def _structure_for(content: Any) -> Any:
+    with _structures_lock:
+        entry = _structures.get(id(content))
+    if entry is None or entry[0] is not content:
+        return None
+    return entry[1]
+
+
+def propagate_structure(content: Any, parse_param: Any) -> Any:
+    """lionagi's ``_try_propagate_structure``, then, when it found no Structure, the one this
+    package's adapter rendered for the recorded instruction ``content``."""
+    result = _original(_PARSE, "_try_propagate_structure")(content, parse_param)
+    from lionagi.operations.schema.structure import Structure
+
+    if isinstance(result.structure, Structure) or content is None:
+        return result
+    instance = _structure_for(content)
+    if instance is None:
+        return result
+    return result.with_updates(structure=instance)
+
+
+# ---------------------------------------------------------------------------- the adapter
+
+
+def build_instruction(branch: Branch, instruction: Any, param: ChatParam) -> Instruction:
+    """lionagi's ``_build_instruction`` on a copy of a caller-supplied ``Instruction``, so the
+    caller's object is never updated in place."""
+    original = _original(_PREPARE, "_build_instruction")
+    built: Instruction = original(branch, isolate_instruction(instruction), param)
+    return built
+
+
+def prepare_run_kwargs(
+    branch: Branch,
+    instruction: Any,
+    param: ChatParam,
+    *,
+    ins: Instruction | None = None,
+    context_blocks: Sequence[str] | None = None,
+    imodel: Any = None,
+    _use_render_cache: bool = True,
+) -> tuple[Instruction, dict[str, Any]]:
+    """Drop-in for lionagi's ``_prepare_run_kwargs``: compile once, check image hosts, return
+    ``(compiled.instruction, {**compiled.provider_kwargs, "messages": [...]})``.
+
+    ``ins`` is the instruction lionagi built (built here from a copy of ``instruction`` when
+    absent). ``context_blocks`` must be ``branch.last_context_report.blocks``; provider names
+    come from that report's ``fired`` list. ``_use_render_cache`` is accepted and ignored.
+    Raises before returning (so before any model call or recording) on any compile error.
+    """
+    del _use_render_cache
+    if ins is None:
+        ins = build_instruction(branch, instruction, param)
+    _note_gaps(branch, imodel)
+    blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
+    request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
+    compiled = compile_chat_request(branch, request)
+    messages = to_provider_messages(compiled)
+    check_image_hosts(messages)
+    _note_resume(branch, imodel, messages, bool(blocks))
+    _remember_structure(compiled.instruction.content, request.response_format, request.structure)
+    return compiled.instruction, {**compiled.provider_kwargs, "messages": messages}
+
+
+def _note_gaps(branch: Branch, imodel: Any) -> None:
+    if bool(getattr(getattr(imodel, "endpoint", None), "places_prompt_cache", False)):
+        _warn_once("prompt_cache", PROMPT_CACHE_GAP)
+    from lionagi.operations.chat._prepare import _react_context
+
+    if _react_context.get():
+        _warn_once("react_dedup", REACT_DEDUP_GAP)
+
+
+def _note_resume(branch: Branch, imodel: Any, messages: list[dict[str, Any]], blocks: bool) -> None:
+    model = imodel if imodel is not None else getattr(branch, "chat_model", None)
+    if model is None or not getattr(model, "is_cli", False):
+        return
+    if getattr(model, "provider_session_id", None) is None or len(messages) < 2:
+        return
+    if branch.msgs.system is not None or blocks:
+        _warn_once("cli_resume", CLI_RESUME_GAP)
+
+
+# ------------------------------------------------------------------------ install/uninstall
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    site: str  # module whose attribute is rebound
+    name: str
+    origin: str  # module defining lionagi's original
+    replacement: Callable[..., Any]
+
+
+_TARGETS: tuple[_Target, ...] = (
+    _Target(_CHAT, "_prepare_run_kwargs", _PREPARE, prepare_run_kwargs),
+    _Target(_RUN, "_prepare_run_kwargs", _PREPARE, prepare_run_kwargs),
+    _Target(_CHAT, "_build_instruction", _PREPARE, build_instruction),
+    _Target(_RUN, "_build_instruction", _PREPARE, build_instruction),
+    _Target(_MESSAGES, "prepare_messages_for_chat", _MSG_PREPARE, prepare_messages_for_chat),
+    _Target(_MSG_PREPARE, "prepare_messages_for_chat", _MSG_PREPARE, prepare_messages_for_chat),
+    _Target(_PARSE, "_try_propagate_structure", _PARSE, propagate_structure),
+)
+
+_lock = threading.RLock()
+# (site, name) -> the lionagi original install() replaced; empty when not installed.
+_saved: dict[tuple[str, str], Any] = {}
+
+
+def _original(origin: str, name: str) -> Callable[..., Any]:
+    """lionagi's original ``origin.name``, also while installed (then read from ``_saved``)."""
+    saved = _saved.get((origin, name))
+    if saved is not None:
+        return saved
+    fn: Callable[..., Any] = getattr(importlib.import_module(origin), name)
+    return fn
+
+
+def _lionagi_version() -> str:
+    import lionagi
+
+    module_version = str(getattr(lionagi, "__version__", ""))
+    try:
+        dist_version = importlib.metadata.version("lionagi")
+    except importlib.metadata.PackageNotFoundError:
+        dist_version = module_version
+    for version in (module_version, dist_version):
+        if not (version == SUPPORTED_LIONAGI or version.startswith(SUPPORTED_LIONAGI + ".")):
+            raise IntegrationError(
+                f"lionagi-turns {SUPPORTED_LIONAGI}.x integration cannot patch lionagi "
+                f"{version or '<unknown version>'} (lionagi.__version__={module_version!r}, "
+                f"installed distribution {dist_version!r}); install lionagi>=0.36,<0.37 or call "
+                "compile_chat_request directly without install()"
+            )
+    return module_version
+
+
+def _check_target(target: _Target, version: str) -> Any:
+    """The current value of the target name, verified to be lionagi's original."""
+    origin_fn = getattr(importlib.import_module(target.origin), target.name, None)
+    current = getattr(importlib.import_module(target.site), target.name, None)
+    genuine = (
+        callable(origin_fn)
+        and getattr(origin_fn, "__module__", None) == target.origin
+        and getattr(origin_fn, "__qualname__", None) == target.name
+    )
+    if not genuine:
+        raise IntegrationError(
+            f"cannot install lionagi-turns: {target.origin}.{target.name} is "
+            f"{_describe(origin_fn)}, not lionagi {version}'s own definition. Another patch is "
+            "active (undo it, or install lionagi-turns first), or this lionagi build differs "
+            "from 0.36.x."
+        )
+    if current is not origin_fn:
+        raise IntegrationError(
+            f"cannot install lionagi-turns: {target.site}.{target.name} is "
+            f"{_describe(current)}, not lionagi {version}'s original "
+            f"{target.origin}.{target.name}. Another patch is active (undo it, or install "
+            "lionagi-turns first), or this lionagi build differs from 0.36.x."
+        )
+    return current
+
+
+def _describe(obj: Any) -> str:
+    module = getattr(obj, "__module__", None)
+    qualname = getattr(obj, "__qualname__", None)
+    if module and qualname:
+        return f"{module}.{qualname}"
+    return repr(obj)
+
+
+def install() -> None:
+    """Route lionagi's chat/communicate/operate/ReAct/run and ``prepare_messages_for_chat``
+    through the compiler. Idempotent; raises ``IntegrationError`` (changing nothing) when
+    lionagi is not 0.36.x or a name to replace is not lionagi's original."""
+    with _lock:
+        if _saved:
+            return
+        version = _lionagi_version()
+        originals = {(t.site, t.name): _check_target(t, version) for t in _TARGETS}
+        for target in _TARGETS:
+            setattr(importlib.import_module(target.site), target.name, target.replacement)
+        _saved.update(originals)
+
+
+def uninstall() -> None:
+    """Restore exactly the originals ``install()`` replaced. No-op when not installed; raises
+    ``IntegrationError`` (changing nothing) when one of our replacements was itself replaced."""
+    with _lock:
+        if not _saved:
+            return
+        foreign = [
+            f"{t.site}.{t.name} is {_describe(getattr(importlib.import_module(t.site), t.name))}"
+            for t in _TARGETS
+            if getattr(importlib.import_module(t.site), t.name) is not t.replacement
+        ]
+        if foreign:
+            raise IntegrationError(
+                "cannot uninstall lionagi-turns: a later patch replaced its functions ("
+                + "; ".join(foreign)
+                + "). Undo that patch first, then call uninstall()."
+            )
+        for target in _TARGETS:
+            setattr(
+                importlib.import_module(target.site),
+                target.name,
+                _saved[(target.site, target.name)],
+            )
+        _saved.clear()
+
+
+def is_installed() -> bool:
+    """Whether ``install()`` is in effect."""
+    with _lock:
+        return bool(_saved)
+
+
+@contextmanager
+def installed() -> Iterator[None]:
+    """``install()`` for the ``with`` block; on exit ``uninstall()`` only if this block
+    installed (a nested or pre-existing installation stays)."""
+    with _lock:
+        was_installed = bool(_saved)
+        install()
+    try:
+        yield
+    finally:
+        if not was_installed:
+            uninstall()

@@ -1,0 +1,1 @@
+"""Tests of the ``lionagi-turns`` command, run through the installed entry point."""

@@ -1,0 +1,129 @@
+"""``lionagi-turns compile``: the payload printed equals the in-process compile, byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lionagi_turns import (
+    ContextBlock,
+    TurnRequest,
+    compile_chat_request,
+    decode_context_section,
+    to_provider_messages,
+)
+from lionagi_turns.branch_io import load_branch
+from lionagi_turns.cli import DEFAULT_INSTRUCTION, compile_report
+from lionagi_turns.envelope import find_context_section
+
+from .conftest import EXAMPLES
+
+
+def _in_process(path: Path, instruction: str, blocks: tuple[ContextBlock, ...]) -> list[dict]:
+    branch = load_branch(path).branch
+    request = TurnRequest(
+        instruction=branch.msgs.create_instruction(instruction=instruction),
+        context_blocks=blocks,
+    )
+    return to_provider_messages(compile_chat_request(branch, request))
+
+
+@pytest.mark.parametrize("name", ["support", "tools", "images"])
+def test_json_equals_in_process_compile_for_examples(run_cli, name: str) -> None:
+    path = EXAMPLES / f"{name}.json"
+    run = run_cli("compile", str(path), "--format", "json")
+    assert run.code == 0, run.stderr
+    assert run.stderr == ""
+    out = run.json()
+    assert out["messages"] == _in_process(path, DEFAULT_INSTRUCTION, ())
+    assert out == compile_report(load_branch(path))
+    assert out["instruction_is_placeholder"] is True
+
+
+def test_json_with_instruction_and_context_blocks(run_cli, conversation: Path) -> None:
+    blocks = (
+        ContextBlock("catalog", 'line one\nline "two"'),
+        ContextBlock("memory", "user prefers metric"),
+    )
+    run = run_cli(
+        "compile", str(conversation), "-i", "And 3+3?",
+        "--context", f"catalog={blocks[0].content}", "-c", f"memory={blocks[1].content}",
+        "--format", "json",
+    )
+    assert run.code == 0, run.stderr
+    out = run.json()
+    assert out["messages"] == _in_process(conversation, "And 3+3?", blocks)
+    assert out == compile_report(load_branch(conversation), "And 3+3?", blocks)
+    first = out["messages"][0]["content"]
+    assert "You are terse." in first  # the restored system is folded
+    section = find_context_section(first)
+    assert section is not None and decode_context_section(section) == blocks
+    assert out["messages"][-1] == {"role": "user", "content": "Instruction: And 3+3?"}
+
+
+def test_section_sizes_partition_the_messages(run_cli, conversation: Path) -> None:
+    run = run_cli("compile", str(conversation), "-c", "kb=fact", "--format", "json")
+    assert run.code == 0, run.stderr
+    out = run.json()
+    sections = out["sections"]
+    texts = [m["content"] for m in out["messages"]]
+    assert sections["total"]["characters"] == sum(len(t) for t in texts)
+    assert sections["history"]["characters"] + sections["current_turn"]["characters"] == sum(
+        len(t) for t in texts
+    )
+    assert sections["history"]["messages"] == len(texts) - 1
+    assert sections["system"]["characters"] == len("You are terse.\nAnswer in English.")
+    assert sections["guidance"]["characters"] == len("Show your work.")
+    assert sections["context_blocks"]["count"] == 1
+    assert out["fold"] == {"message_index": 0, "sections": ["system", "context", "guidance"]}
+    tokenizer = out["tokenizer"]
+    counts = [s["tokens"] for s in sections.values()]
+    if tokenizer["available"]:
+        assert all(isinstance(c, int) for c in counts) and tokenizer["reason"] is None
+    else:  # offline here: tiktoken cannot download its encoding
+        assert counts == [None] * len(counts) and "o200k_base" in tokenizer["reason"]
+
+
+def test_text_view_marks_fold_sections_and_envelope(run_cli) -> None:
+    path = EXAMPLES / "support.json"
+    run = run_cli("compile", str(path), "-c", "kb=Refunds take 3-5 business days.")
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+
+    def labelled(label: str) -> list[str]:
+        return [line for line in lines if line.startswith(f"│ {label} ")]
+
+    assert any("You are Ada" in line for line in labelled("system"))
+    context = labelled("context")
+    assert len(context) >= 3
+    assert "LIONAGI_CONTEXT_BLOCKS_JSON" in context[0]
+    assert "END_LIONAGI_CONTEXT_BLOCKS_JSON" in context[-1]
+    assert any("Answer in at most three sentences" in line for line in labelled("guidance"))
+    assert "[0] user" in run.stdout and "fold: system + context + guidance" in run.stdout
+    assert "[4] user" in run.stdout and "current turn (placeholder" in run.stdout
+    assert "Sections" in run.stdout
+
+
+def test_text_view_shows_images(run_cli) -> None:
+    run = run_cli("compile", str(EXAMPLES / "images.json"), "-i", "Thanks!")
+    assert run.code == 0, run.stderr
+    assert run.stdout.count("[image 1] data:image/png;base64,") == 2
+    assert "current turn (placeholder" not in run.stdout
+
+
+def test_python_dash_m_matches_console_script(run_cli, conversation: Path) -> None:
+    script = run_cli("compile", str(conversation), "--format", "json")
+    module = run_cli("compile", str(conversation), "--format", "json", module=True)
+    assert script.code == module.code == 0
+    assert script.stdout == module.stdout
+
+
+def test_rejected_history_exits_1_with_one_line(run_cli) -> None:
+    path = EXAMPLES / "broken.json"
+    run = run_cli("compile", str(path))
+    assert run.code == 1
+    assert run.stdout == ""
+    assert len(run.stderr.splitlines()) == 1
+    assert str(path) in run.stderr and "lionagi-turns check" in run.stderr
+    assert "Traceback" not in run.stderr

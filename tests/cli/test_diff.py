@@ -1,0 +1,52 @@
+"""``lionagi-turns diff``: per-message unified diffs labelled with registry entries."""
+
+from __future__ import annotations
+
+import pytest
+
+from lionagi_turns import cli, differences
+
+from .conftest import EXAMPLES
+
+
+def test_registered_differences_exit_0_with_labels(run_cli) -> None:
+    run = run_cli("diff", str(EXAMPLES / "support.json"), "-c", "kb=Refunds take 5 days.")
+    assert run.code == 0, run.stderr
+    for entry_id in ("context-envelope", "fold-separators"):
+        entry = differences.registry_entry(entry_id)
+        assert f"intended: {entry.id} (ADR-0007 {entry.adr_clause}" in run.stdout
+    assert "-  Be accurate and kind." in run.stdout or "- Be accurate" in run.stdout
+    assert "LIONAGI_CONTEXT_BLOCKS_JSON" in run.stdout
+    assert "messages[1]: identical" in run.stdout
+    assert "every difference is an intended one" in run.stdout
+
+
+def test_identical_payloads_exit_0(run_cli) -> None:
+    run = run_cli("diff", str(EXAMPLES / "tools.json"), "-i", "Thanks.")
+    assert run.code == 0, run.stderr
+    assert "NOT REGISTERED" not in run.stdout
+    assert run.stdout.count("identical") >= 7
+
+
+def test_error_differences_are_labelled(run_cli) -> None:
+    run = run_cli("diff", str(EXAMPLES / "broken.json"))
+    assert run.code == 0, run.stderr
+    assert "lionagi raises: NotFoundError" in run.stdout
+    assert "lionagi-turns raises: HistoryError" in run.stdout
+    assert "intended: missing-ids" in run.stdout
+
+
+def test_unregistered_difference_exits_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With an empty registry the same fold difference is not explained: exit 1, reported."""
+    real = differences.compare
+    monkeypatch.setattr(
+        differences, "compare", lambda branch, request: real(branch, request, registry=())
+    )
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["diff", str(EXAMPLES / "support.json"), "-c", "kb=Refunds take 5 days."])
+    assert exited.value.code == 1
+    out = capsys.readouterr().out
+    assert "NOT REGISTERED" in out
+    assert "not in the intended-difference registry" in out

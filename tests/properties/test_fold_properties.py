@@ -1,0 +1,78 @@
+"""Hypothesis properties of the D2 step 4 fold and the D3 envelope on real Branches.
+
+For random system texts (any printable text with spaces, tabs and line breaks), random context
+blocks (any text) and random guidance, the compiled first instruction:
+
+- loads back (YAML) to a Guidance that is exactly system, section and guidance joined by
+  "\\n\\n";
+- holds the D3 section as three lines of its own, once;
+- and the section decodes back to the request's blocks, in order.
+"""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+from lionagi import Branch
+from lionagi.libs.schema.minimal_yaml import minimal_yaml
+
+from lionagi_turns import (
+    ContextBlock,
+    TurnRequest,
+    compile_chat_request,
+    decode_context_section,
+    encode_context_section,
+)
+from lionagi_turns.envelope import find_context_section
+from unit._support import text_of
+
+# Characters a YAML literal block can carry; CR, other C0/C1 controls, Unicode line separators
+# and BOM are a known gap (tests/unit/test_design_decisions.py, strict xfail).
+SYSTEM_CHARS = st.characters(
+    blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\ufeff\x85"
+) | st.sampled_from(["\n", "\t", " "])
+SYSTEM = st.text(SYSTEM_CHARS, max_size=40).filter(lambda t: t.strip() != "")
+BLOCKS = st.lists(
+    st.builds(ContextBlock, provider_name=st.text(min_size=1, max_size=10),
+              content=st.text(min_size=1, max_size=40)),
+    min_size=1,
+    max_size=3,
+)
+GUIDANCE = st.one_of(
+    st.none(),
+    st.text(SYSTEM_CHARS, min_size=1, max_size=20).filter(lambda t: t.strip() != ""),
+    st.dictionaries(st.sampled_from(["style", "rules"]), st.sampled_from(["terse", "cite"]),
+                    min_size=1),
+)
+
+
+@given(system=SYSTEM, blocks=BLOCKS, guidance=GUIDANCE, historical=st.booleans())
+def test_fold_loads_back_exactly_and_keeps_the_envelope_on_its_own_lines(
+    system: str, blocks: list[ContextBlock], guidance: object, historical: bool
+) -> None:
+    b = Branch(system=system)
+    assert b.msgs.system is not None
+    if historical:
+        b.msgs.add_message(instruction="earlier", guidance=guidance)
+        b.msgs.add_message(assistant_response="reply")
+        current = b.msgs.create_instruction(instruction="now")
+    else:
+        current = b.msgs.create_instruction(instruction="now", guidance=guidance)
+    compiled = compile_chat_request(
+        b, TurnRequest(instruction=current, context_blocks=tuple(blocks))
+    )
+    target = compiled.messages[0]
+    section = encode_context_section(blocks)
+    guidance_text = (
+        "" if guidance is None
+        else guidance if isinstance(guidance, str)
+        else minimal_yaml(guidance).strip()
+    )
+    expected = "\n\n".join(p for p in (b.msgs.system.rendered, section, guidance_text) if p)
+
+    text = text_of(target)
+    assert yaml.safe_load(text)["Guidance"] == expected
+    assert find_context_section(text) == section
+    assert text.count("LIONAGI_CONTEXT_BLOCKS_JSON\n") == 1
+    assert decode_context_section(section) == tuple(blocks)

@@ -1,0 +1,150 @@
+"""ADR-0007 D2 step 3: conversation ordering and assistant-run merging."""
+
+from __future__ import annotations
+
+import pytest
+
+from lionagi_turns import HistoryError, TurnRequest, compile_chat_request
+
+from ._support import (
+    add_action_pair,
+    add_assistant,
+    add_base_message,
+    add_instruction,
+    add_stray_system,
+    branch,
+    loaded,
+    roles,
+    text_of,
+)
+
+CONSECUTIVE = "Consecutive instructions require an intervening assistant response"
+FIRST_RULE = "First message in progression must be an Instruction or System"
+
+
+def _compile(b, progression=None, text="now"):
+    ins = b.msgs.create_instruction(instruction=text)
+    return compile_chat_request(b, TurnRequest(instruction=ins, progression=progression))
+
+
+def test_consecutive_assistant_responses_merge_with_exactly_two_newlines() -> None:
+    b = branch()
+    add_instruction(b, "q")
+    add_assistant(b, "one")
+    add_assistant(b, "two\n")
+    add_assistant(b, "three")
+    compiled = _compile(b)
+    assert roles(compiled) == ["user", "assistant", "user"]
+    assert compiled.messages[1].content == "one\n\ntwo\n\n\nthree"
+
+
+def test_assistant_run_separated_by_ignored_records_still_merges() -> None:
+    b = branch()
+    add_instruction(b, "q")
+    add_assistant(b, "one")
+    add_base_message(b)
+    add_stray_system(b)
+    add_assistant(b, "two")
+    compiled = _compile(b)
+    assert [m.content for m in compiled.messages[1:2]] == ["one\n\ntwo"]
+
+
+def test_adjacent_instructions_raise_the_adr_error_naming_both() -> None:
+    b = branch()
+    i1 = add_instruction(b, "q1")
+    i2 = add_instruction(b, "q2")
+    add_assistant(b, "a")
+    with pytest.raises(ValueError) as raised:
+        _compile(b)
+    err = raised.value
+    assert isinstance(err, HistoryError)
+    assert str(err).startswith(CONSECUTIVE)
+    assert f"position 1 (id {i2.id})" in str(err)
+    assert f"position 0 (id {i1.id})" in str(err)
+    assert err.defects[0].positions == (0, 1)
+
+
+def test_instructions_separated_only_by_action_records_are_adjacent() -> None:
+    b = branch()
+    add_instruction(b, "q1")
+    add_action_pair(b)
+    i2 = add_instruction(b, "q2")
+    add_assistant(b, "a")
+    with pytest.raises(HistoryError, match=rf"^{CONSECUTIVE}: instruction at position 3 "
+                       rf"\(id {i2.id}\)"):
+        _compile(b)
+
+
+def test_every_consecutive_pair_is_reported() -> None:
+    b = branch()
+    add_instruction(b, "q1")
+    add_instruction(b, "q2")
+    add_assistant(b, "a")
+    add_instruction(b, "q3")
+    add_instruction(b, "q4")
+    with pytest.raises(HistoryError) as raised:
+        _compile(b)
+    assert [d.positions for d in raised.value.defects] == [(0, 1), (3, 4)]
+
+
+def test_systemful_history_starting_with_an_assistant_raises_the_adr_error() -> None:
+    b = branch("policy")
+    a0 = add_assistant(b, "hello first")
+    add_instruction(b, "q")
+    with pytest.raises(ValueError) as raised:
+        _compile(b)
+    err = raised.value
+    assert isinstance(err, HistoryError)
+    assert str(err).startswith(FIRST_RULE)
+    assert f"position 1 (id {a0.id})" in str(err)  # position 0 is the system record
+
+
+def test_first_instruction_rule_applies_to_retained_content_only() -> None:
+    b = branch("policy")
+    add_action_pair(b)  # not retained content
+    add_base_message(b)  # not retained content
+    add_instruction(b, "q")
+    add_assistant(b, "a")
+    assert roles(_compile(b)) == ["user", "assistant", "user"]
+
+
+def test_systemless_history_may_start_with_an_assistant() -> None:
+    b = branch()
+    add_assistant(b, "greeting")
+    add_instruction(b, "q")
+    add_assistant(b, "a")
+    assert roles(_compile(b)) == ["assistant", "user", "assistant", "user"]
+
+
+def test_without_retained_history_the_current_instruction_is_first() -> None:
+    b = branch("policy")
+    compiled = _compile(b)
+    assert roles(compiled) == ["user"]
+    assert loaded(compiled.messages[0]) == {"Guidance": "policy", "Instruction": "now"}
+
+
+def test_current_instruction_is_appended_exactly_once_after_history() -> None:
+    b = branch()
+    add_instruction(b, "q")
+    add_assistant(b, "a")
+    compiled = _compile(b, text="unique current text")
+    texts = [text_of(m) for m in compiled.messages]
+    assert sum("unique current text" in t for t in texts) == 1
+    assert texts[-1] == "Instruction: unique current text"
+
+
+def test_history_ending_in_an_instruction_is_allowed() -> None:
+    b = branch("policy")
+    add_instruction(b, "q1")
+    add_assistant(b, "a1")
+    add_instruction(b, "unanswered")
+    compiled = _compile(b)
+    assert roles(compiled) == ["user", "assistant", "user", "user"]
+    assert loaded(compiled.messages[2]) == {"Instruction": "unanswered"}
+    assert loaded(compiled.messages[3]) == {"Instruction": "now"}
+
+
+def test_history_of_only_an_instruction_is_allowed() -> None:
+    b = branch()
+    add_instruction(b, "unanswered")
+    assert roles(_compile(b)) == ["user", "user"]
