@@ -6,12 +6,14 @@ Run from the repository root, in the project's virtualenv::
     python benchmarks/bench_compile.py --smoke    # CI: tiny branches, 1 run, checks only
     python benchmarks/bench_compile.py --check    # full, and exit 1 if a target is missed
 
-Everything runs in this one process. Per size and run, each path gets its own freshly built
-branch (``workload.build_branch``):
+Everything runs in this one process. Per size and run, one branch is freshly built
+(``workload.build_branch``) and both paths run on it, the first path alternating between runs:
 
-- cold: the first call on that branch;
-- warm: the same branch after the next turn is recorded (instruction, tool call on odd turns,
-  assistant answer), compiling the turn after it.
+- cold: each path's first call on that branch (neither path reads the other's cache);
+- warm: each path's call after the next turn is recorded on the branch (instruction, tool call
+  on odd turns, assistant answer), compiling the turn after it.
+
+Timed calls run with the cyclic garbage collector paused, as ``timeit`` does.
 
 Printed: min/median/max milliseconds per path, the compiled/legacy ratios (min/median/max over
 the paired runs), microseconds per message (linear growth shows as a flat column), and peak
@@ -42,6 +44,7 @@ os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 import workload  # noqa: E402  (this directory is on sys.path when run as a script)
 from lionagi import Branch  # noqa: E402
 from lionagi.operations.chat._prepare import _prepare_run_kwargs  # noqa: E402
+from lionagi.ln.concurrency.utils import _is_coro_func_cached  # noqa: E402
 from lionagi.operations.types import ChatParam  # noqa: E402
 from lionagi.protocols.messages import Instruction  # noqa: E402
 
@@ -79,13 +82,20 @@ class Sample:
 
 
 def _timed(call: Call, branch: Branch, instruction: Instruction) -> float:
+    """Seconds for one call, with the cyclic GC paused as ``timeit`` does (a collection
+    triggered mid-call would bill one path for the other's garbage)."""
     gc.collect()
-    start = time.perf_counter()
-    call(branch, instruction)
-    return time.perf_counter() - start
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        call(branch, instruction)
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
 
 
 def _traced(call: Call, branch: Branch, instruction: Instruction) -> int:
+    """Peak bytes traced during one call, above what was allocated before it."""
     gc.collect()
     tracemalloc.reset_peak()
     base = tracemalloc.get_traced_memory()[0]
@@ -93,18 +103,30 @@ def _traced(call: Call, branch: Branch, instruction: Instruction) -> int:
     return tracemalloc.get_traced_memory()[1] - base
 
 
-def _cold_then_warm(
-    call: Call, size: int, measure: Callable[[Call, Branch, Instruction], Any]
-) -> tuple[Any, Any]:
+def _release(branch: Branch) -> None:
+    """Let ``branch`` be freed. lionagi 0.36 keeps every Branch alive through an unbounded
+    ``functools.cache`` on ``is_coro_func`` (it caches the branch's bound hook methods); clearing
+    it here keeps old branches from piling up and slowing later measurements."""
+    del branch
+    _is_coro_func_cached.cache_clear()
+    gc.collect()
+
+
+def _one_run(
+    size: int, order: list[str], measure: Callable[[Call, Branch, Instruction], Any]
+) -> dict[str, tuple[Any, Any]]:
+    """Both paths on one fresh branch: each path's cold call (neither path reads the other's
+    cache: legacy keeps its renders in the messages, the compiler in ``_cache``), then one more
+    turn is recorded and each path's warm call. ``order`` says which path goes first."""
     branch = workload.build_branch(size)
     turn = workload.turns_recorded(branch)
     first = workload.next_instruction(branch, turn)
-    cold = measure(call, branch, first)
+    cold = {name: measure(PATHS[name], branch, first) for name in order}
     workload.append_turn(branch, first, turn)
-    warm = measure(call, branch, workload.next_instruction(branch, turn + 1))
-    del branch
-    gc.collect()
-    return cold, warm
+    second = workload.next_instruction(branch, turn + 1)
+    warm = {name: measure(PATHS[name], branch, second) for name in order}
+    _release(branch)
+    return {name: (cold[name], warm[name]) for name in order}
 
 
 def check_outputs(size: int) -> list[str]:
@@ -126,6 +148,7 @@ def check_outputs(size: int) -> list[str]:
             problems.append(f"{label}: compiled differs from legacy beyond the fold target")
         if step == 0:
             workload.append_turn(branch, instruction, turn)
+    _release(branch)
     return problems
 
 
@@ -140,17 +163,15 @@ def run(sizes: list[int], runs: int, memory: bool) -> tuple[dict[int, dict[str, 
     for size in sizes:
         problems.extend(check_outputs(size))
         samples = {name: Sample() for name in PATHS}
-        for _ in range(runs):
-            for name, call in PATHS.items():
-                cold, warm = _cold_then_warm(call, size, _timed)
+        for index in range(runs):
+            order = list(PATHS) if index % 2 == 0 else list(PATHS)[::-1]  # alternate who's first
+            for name, (cold, warm) in _one_run(size, order, _timed).items():
                 samples[name].cold.append(cold)
                 samples[name].warm.append(warm)
         if memory:
             tracemalloc.start()
-            for name, call in PATHS.items():
-                samples[name].peak_cold, samples[name].peak_warm = _cold_then_warm(
-                    call, size, _traced
-                )
+            for name, (cold, warm) in _one_run(size, list(PATHS), _traced).items():
+                samples[name].peak_cold, samples[name].peak_warm = cold, warm
             tracemalloc.stop()
         results[size] = samples
         print(f"  measured {size} messages", file=sys.stderr, flush=True)

@@ -108,7 +108,7 @@ def parse_branch(data: Any, path: str | Path = "<data>") -> LoadedBranch:
 
     loadable, notes = _loadable(data, collection_ids, stored_order)
     branch = _from_dict(loadable, path)
-    pass
+    _restore_system(branch, data, path)
     if tuple(_view_ids(branch)) != view:
         ids: Any = list(view)  # lionagi's annotation says deque; it validates and stores a list
         branch.metadata["current_progression"] = Progression(order=ids, name=None)

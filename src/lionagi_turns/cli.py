@@ -55,7 +55,6 @@ from .branch_io import BranchLoadError, LoadedBranch, load_branch
 from .compiler import compile_chat_request
 from .envelope import BEGIN_MARKER, END_MARKER, encode_context_section
 from .history import (
-    Defect,
     HistoryError,
     InstructionTurn,
     UnknownMessageTypeError,
@@ -460,7 +459,11 @@ def _render_compile(
     sections = report["sections"]
     notes = {
         "system": "folded into the first instruction" if fold.system else "no system message",
-        "context_blocks": f"{request_blocks} block(s), D3 JSON envelope",
+        "context_blocks": (
+            f"{request_blocks} block(s), D3 JSON envelope"
+            if request_blocks
+            else "none (add some with --context NAME=TEXT)"
+        ),
         "guidance": "the fold target's own guidance",
         "history": f"{sections['history']['messages']} message(s)",
         "current_turn": "1 message",
@@ -544,12 +547,12 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
             compile_chat_request(branch, _request(branch, DEFAULT_INSTRUCTION, ()))
         except (ValueError, TypeError) as exc:
             defects.append(
-                Defect(
-                    "compile_error",  # type: ignore[arg-type]
-                    f"{type(exc).__name__}: {_one_line(str(exc))}",
-                    (),
-                    (),
-                ).to_dict()
+                {
+                    "kind": "compile_error",
+                    "message": f"{type(exc).__name__}: {_one_line(str(exc))}",
+                    "positions": [],
+                    "ids": [],
+                }
             )
     records = []
     msgs: Any = branch.msgs

@@ -259,8 +259,12 @@ def _section_value(raw: str, key: str, last: bool) -> tuple[bool, Any]:
 
 
 def _render_sections(sections: Sequence[tuple[str, str | None]]) -> str:
-    """Raw sections back to instruction text; a None section is left out."""
-    return "".join(raw for _, raw in sections if raw is not None).strip()
+    """Raw sections back to instruction text; a None section is left out. With none left the
+    text is lionagi's rendering of an empty document."""
+    kept = [raw for _, raw in sections if raw is not None]
+    if not kept:
+        return str(minimal_yaml({})).strip()
+    return "".join(kept).strip()
 
 
 def _section_text(key: str, value: Any) -> str | None:
@@ -472,13 +476,18 @@ def _missing_ids(facts: _Facts, state: _State) -> _Step | None:
 
 
 def _duplicate_ids(facts: _Facts, state: _State) -> _Step | None:
-    """Compiler: ValueError naming each repeated id; lionagi: sends the record again."""
+    """Compiler: ValueError naming each repeated id; lionagi: sends the record again (or, if
+    it raises, raises what it raises for the view without the repeats)."""
     named = _history_defect_ids(state.compiled_exc, "duplicate_id")
-    if named is None or state.legacy is None:
+    if named is None:
         return None
     repeated = {str(u) for u in facts.view if facts.view.count(u) > 1}
     if not repeated or named != repeated:
         return None
+    if state.legacy_exc is not None:
+        once = list(dict.fromkeys(facts.view))
+        if not _legacy_acts_as_view(facts, state, once):
+            return None
     return _resolved(state)
 
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from uuid import UUID, uuid4
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lionagi import Branch
+from lionagi.protocols.messages import MessageRole, RoledMessage
 
-from lionagi_turns.branch_io import parse_branch
+from lionagi_turns.branch_io import LoadedBranch, parse_branch
 from lionagi_turns.cli import check_report
 
 from .conftest import EXAMPLES, edit
@@ -84,6 +85,42 @@ def test_broken_pile_progression_still_reports_every_id(run_cli, tmp_path: Path)
     assert kinds["duplicate_id"]["ids"] == [str(first.id)]
     assert kinds["duplicate_id"]["positions"] == [1, 3]
     assert any("repeats" in note for note in out["notes"])
+
+
+def test_history_that_compiles_badly_is_reported(run_cli, tmp_path: Path) -> None:
+    """No history defect, but a stored image URL the compiler refuses: check says so."""
+
+    def no_host(data: dict[str, Any]) -> None:
+        data["messages"]["collections"][1]["content"]["images"] = ["http:///shot.png"]
+
+    path = edit(EXAMPLES / "images.json", tmp_path / "nohost.json", no_host)
+    run = run_cli("check", str(path), "--format", "json")
+    assert run.code == 1, run.stderr
+    (defect,) = run.json()["defects"]
+    assert defect["kind"] == "compile_error" and "http:///shot.png" in defect["message"]
+    compiled = run_cli("compile", str(path))
+    assert compiled.code == 1 and "cannot compile" in compiled.stderr
+    assert len(compiled.stderr.splitlines()) == 1
+
+
+def test_unknown_subtype_is_reported_with_its_id() -> None:
+    """A fixed-role kind the compiler has no rule for (loaded in-process: lionagi only loads
+    message classes from allowed module prefixes, so a file cannot carry one here)."""
+    branch = Branch(system="S")
+    branch.msgs.add_message(instruction="q")
+    critique = _Critique(content={"note": "x"})
+    branch.msgs.messages.include(critique)
+    view = tuple(u for u in branch.msgs.progression)
+    loaded = LoadedBranch(branch, "mem.json", view, "messages.progression", ())
+    report = check_report(loaded)
+    assert report["ok"] is False
+    (defect,) = report["defects"]
+    assert defect["kind"] == "unknown_subtype"
+    assert defect["ids"] == [str(critique.id)] and defect["positions"] == [view.index(critique.id)]
+
+
+class _Critique(RoledMessage):
+    _role: ClassVar[MessageRole] = MessageRole.ASSISTANT
 
 
 def test_clean_conversation_exits_0_in_text(run_cli, conversation: Path) -> None:

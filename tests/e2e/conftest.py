@@ -9,8 +9,10 @@ the test (restored afterwards).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import stat
 import sys
 import tempfile
@@ -25,6 +27,7 @@ from .http_server import ChatServer
 
 _E2E_DIR = Path(__file__).resolve().parent
 _FAKE_BIN_DIR = Path(tempfile.mkdtemp(prefix="lionagi-turns-fake-claude-"))
+atexit.register(shutil.rmtree, _FAKE_BIN_DIR, ignore_errors=True)
 FAKE_CLAUDE = _FAKE_BIN_DIR / "claude"
 FAKE_CLAUDE.write_text(
     f'#!/bin/sh\nexec "{sys.executable}" "{_E2E_DIR / "fake_claude.py"}" "$@"\n',
@@ -32,12 +35,6 @@ FAKE_CLAUDE.write_text(
 )
 FAKE_CLAUDE.chmod(FAKE_CLAUDE.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 os.environ["PATH"] = f"{_FAKE_BIN_DIR}{os.pathsep}{os.environ.get('PATH', '')}"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if _E2E_DIR in Path(str(item.fspath)).resolve().parents:
-            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from lionagi.protocols.messages import ActionRequest, ActionResponse, AssistantR
 from .harness import BoundarySpy, cli_prompt, collect
 from .http_server import ChatServer, Reply, tool_call
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio]
 
 
 def _post(url: str, body: bytes) -> tuple[int, dict]:

@@ -36,7 +36,11 @@ from .conftest import FakeClaude
 from .harness import BoundarySpy, branch_state, cli_prompt, run_turn
 from .http_server import ChatServer
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("turns_installed", "offline_tokens")]
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.anyio,
+    pytest.mark.usefixtures("turns_installed", "offline_tokens"),
+]
 
 Messages = list[dict[str, Any]]
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")

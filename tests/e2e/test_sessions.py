@@ -30,7 +30,7 @@ from lionagi_turns import (
 
 from .harness import BoundarySpy, CompileTap, collect, recompiled
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("turns_installed")]
+pytestmark = [pytest.mark.e2e, pytest.mark.anyio, pytest.mark.usefixtures("turns_installed")]
 
 SYSTEM = "You are a careful assistant."
 

@@ -6,6 +6,8 @@ from types import SimpleNamespace
 from uuid import UUID, uuid4
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lionagi import Branch
 from lionagi.operations.types import ChatParam, RunParam
 from lionagi.protocols.generic.progression import Progression
@@ -232,3 +234,37 @@ def test_text_mismatch_is_refused() -> None:
 def test_fired_entry_without_a_name_is_refused(entry: object) -> None:
     with pytest.raises(ValueError, match=r"fired\[0\]"):
         context_blocks_from_report(["x"], _report(["x"], [entry]))
+
+
+# --------------------------------------------------------------------------- property
+
+
+_MESSAGES = [_instruction(f"m{i}") for i in range(6)]
+
+
+@st.composite
+def _progression_forms(draw: st.DrawFn) -> tuple[object, list[UUID]]:
+    """A value in some accepted form, and the ids it denotes in order."""
+    picks = draw(st.lists(st.sampled_from(_MESSAGES), max_size=8))
+    forms: list[object] = []
+    for msg in picks:
+        form = draw(st.sampled_from(["uuid", "str", "message", "progression", "nested"]))
+        if form == "uuid":
+            forms.append(msg.id)
+        elif form == "str":
+            forms.append(str(msg.id))
+        elif form == "message":
+            forms.append(msg)
+        elif form == "progression":
+            forms.append(Progression(order=[msg.id]))
+        else:
+            forms.append([(msg,)])
+    container = draw(st.sampled_from([list, tuple]))
+    return container(forms), [m.id for m in picks]
+
+
+@given(_progression_forms())
+def test_any_mix_of_accepted_forms_gives_the_ids_in_order(case: tuple[object, list[UUID]]) -> None:
+    value, ids = case
+    assert progression_ids(value) == tuple(ids)
+    assert legacy_progression(value) == (tuple(ids) or None)

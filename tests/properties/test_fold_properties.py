@@ -12,7 +12,7 @@ blocks (any text) and random guidance, the compiled first instruction:
 from __future__ import annotations
 
 import yaml
-from hypothesis import given
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from lionagi import Branch
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
@@ -33,9 +33,17 @@ SYSTEM_CHARS = st.characters(
     blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\ufeff\x85"
 ) | st.sampled_from(["\n", "\t", " "])
 SYSTEM = st.text(SYSTEM_CHARS, max_size=40).filter(lambda t: t.strip() != "")
+# JSON escapes C0 controls, quotes and line feeds; DEL, C1 controls and U+2028/U+2029 pass
+# through json_dumps raw and the YAML fold then mangles the section: a known gap
+# (tests/unit/test_design_decisions.py, strict xfail).
+BLOCK_TEXT = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="\u2028\u2029")
+    .filter(lambda ch: not "\x7f" <= ch <= "\x9f"),
+    min_size=1,
+    max_size=40,
+)
 BLOCKS = st.lists(
-    st.builds(ContextBlock, provider_name=st.text(min_size=1, max_size=10),
-              content=st.text(min_size=1, max_size=40)),
+    st.builds(ContextBlock, provider_name=BLOCK_TEXT, content=BLOCK_TEXT),
     min_size=1,
     max_size=3,
 )
@@ -47,6 +55,7 @@ GUIDANCE = st.one_of(
 )
 
 
+@settings(phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
 @given(system=SYSTEM, blocks=BLOCKS, guidance=GUIDANCE, historical=st.booleans())
 def test_fold_loads_back_exactly_and_keeps_the_envelope_on_its_own_lines(
     system: str, blocks: list[ContextBlock], guidance: object, historical: bool
@@ -74,5 +83,5 @@ def test_fold_loads_back_exactly_and_keeps_the_envelope_on_its_own_lines(
     text = text_of(target)
     assert yaml.safe_load(text)["Guidance"] == expected
     assert find_context_section(text) == section
-    assert text.count("LIONAGI_CONTEXT_BLOCKS_JSON\n") == 1
+    assert [line.strip(" ") for line in text.split("\n")].count(section.split("\n")[0]) == 1
     assert decode_context_section(section) == tuple(blocks)
