@@ -13,7 +13,9 @@ Everything runs in this one process. Per size and run, one branch is freshly bui
 - warm: each path's call after the next turn is recorded on the branch (instruction, tool call
   on odd turns, assistant answer), compiling the turn after it.
 
-Timed calls run with the cyclic garbage collector paused, as ``timeit`` does.
+Timed calls run with the cyclic garbage collector paused, as ``timeit`` does, and are timed
+in process CPU time (``time.process_time``; ``--wall`` for wall time), which other processes on
+a shared machine disturb far less.
 
 Printed: min/median/max milliseconds per path, the compiled/legacy ratios (min/median/max over
 the paired runs), microseconds per message (linear growth shows as a flat column), and peak
@@ -41,15 +43,15 @@ from typing import Any
 os.environ.setdefault("LIONAGI_HOME", tempfile.mkdtemp(prefix="lionagi-turns-bench-"))
 os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 
-import workload  # noqa: E402  (this directory is on sys.path when run as a script)
-from lionagi import Branch  # noqa: E402
-from lionagi.operations.chat._prepare import _prepare_run_kwargs  # noqa: E402
-from lionagi.ln.concurrency.utils import _is_coro_func_cached  # noqa: E402
-from lionagi.operations.types import ChatParam  # noqa: E402
-from lionagi.protocols.messages import Instruction  # noqa: E402
+import workload
+from lionagi import Branch
+from lionagi.ln.concurrency.utils import _is_coro_func_cached
+from lionagi.operations.chat._prepare import _prepare_run_kwargs
+from lionagi.operations.types import ChatParam
+from lionagi.protocols.messages import Instruction
 
-from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages  # noqa: E402
-from lionagi_turns._cache import no_fast_path  # noqa: E402
+from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
+from lionagi_turns._cache import no_fast_path
 
 TARGETS = {"cold": 0.5, "warm": 0.2}
 TARGET_MIN_SIZE = 1000
@@ -81,15 +83,20 @@ class Sample:
     peak_warm: int = 0
 
 
+# CPU time of this process by default: on a shared machine it is far less disturbed by other
+# processes than wall time (``--wall`` switches to ``time.perf_counter``).
+_clock: Callable[[], float] = time.process_time
+
+
 def _timed(call: Call, branch: Branch, instruction: Instruction) -> float:
     """Seconds for one call, with the cyclic GC paused as ``timeit`` does (a collection
     triggered mid-call would bill one path for the other's garbage)."""
     gc.collect()
     gc.disable()
     try:
-        start = time.perf_counter()
+        start = _clock()
         call(branch, instruction)
-        return time.perf_counter() - start
+        return _clock() - start
     finally:
         gc.enable()
 
@@ -157,7 +164,9 @@ def _mmm(values: list[float], scale: float = 1.0) -> str:
     return f"{lo * scale:9.1f} {mid * scale:9.1f} {hi * scale:9.1f}"
 
 
-def run(sizes: list[int], runs: int, memory: bool) -> tuple[dict[int, dict[str, Sample]], list[str]]:
+def run(
+    sizes: list[int], runs: int, memory: bool
+) -> tuple[dict[int, dict[str, Sample]], list[str]]:
     results: dict[int, dict[str, Sample]] = {}
     problems: list[str] = []
     for size in sizes:
@@ -181,20 +190,25 @@ def run(sizes: list[int], runs: int, memory: bool) -> tuple[dict[int, dict[str, 
 def report(results: dict[int, dict[str, Sample]], memory: bool) -> list[str]:
     """Print the tables; return the targets missed (sizes >= TARGET_MIN_SIZE)."""
     missed: list[str] = []
-    print("\ntimes in ms (min / median / max)")
+    print(f"\n{_clock.__name__} per call in ms (min / median / max)")
     print(f"{'messages':>8} {'path':>8} | {'cold':^29} | {'warm':^29} | us/msg cold  warm")
     for size, samples in results.items():
         for name, s in samples.items():
-            per = f"{statistics.median(s.cold) / size * 1e6:8.1f} {statistics.median(s.warm) / size * 1e6:6.1f}"
+            cold_us = statistics.median(s.cold) / size * 1e6
+            per = f"{cold_us:8.1f} {statistics.median(s.warm) / size * 1e6:6.1f}"
             print(f"{size:>8} {name:>8} | {_mmm(s.cold, 1e3)} | {_mmm(s.warm, 1e3)} | {per}")
-    print("\ncompiled / legacy ratio per paired run (min / median / max); target cold <= 0.5, warm <= 0.2")
+    print(
+        "\ncompiled / legacy ratio per paired run (min / median / max); "
+        "target cold <= 0.5, warm <= 0.2"
+    )
     for size, samples in results.items():
         row = []
         for phase in ("cold", "warm"):
             legacy = getattr(samples["legacy"], phase)
             compiled = getattr(samples["compiled"], phase)
             ratios = [c / lg for c, lg in zip(compiled, legacy, strict=True)]
-            row.append(f"{phase} {min(ratios):.3f} / {statistics.median(ratios):.3f} / {max(ratios):.3f}")
+            mid = statistics.median(ratios)
+            row.append(f"{phase} {min(ratios):.3f} / {mid:.3f} / {max(ratios):.3f}")
             if size >= TARGET_MIN_SIZE and statistics.median(ratios) > TARGETS[phase]:
                 missed.append(
                     f"{size} messages {phase}: median ratio {statistics.median(ratios):.3f} "
@@ -219,12 +233,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="100,1000,10000", help="comma-separated sizes")
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
+    parser.add_argument("--wall", action="store_true", help="time wall clock, not CPU time")
     args = parser.parse_args(argv)
     sizes = [20, 60] if args.smoke else [int(s) for s in args.sizes.split(",") if s]
     runs = 1 if args.smoke else args.runs
     if runs < 1 or not sizes or min(sizes) < 2:
         parser.error("--runs must be >= 1 and --sizes positive (>= 2)")
 
+    global _clock
+    _clock = time.perf_counter if args.wall else time.process_time
     os.chdir(tempfile.mkdtemp(prefix="lionagi-turns-bench-cwd-"))  # lionagi reads ./.env
     started = time.perf_counter()
     results, problems = run(sizes, runs, memory=not args.no_memory)

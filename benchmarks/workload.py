@@ -59,7 +59,10 @@ def append_turn(branch: Branch, instruction: Instruction, i: int) -> int:
         msgs.add_message(
             action_request=request,
             action_output={
-                "hits": [{"id": f"report-{i:05d}", "score": 0.91}, {"id": f"memo-{i}", "score": 0.4}],
+                "hits": [
+                    {"id": f"report-{i:05d}", "score": 0.91},
+                    {"id": f"memo-{i}", "score": 0.4},
+                ],
                 "total": 2,
             },
             sender="tools",

@@ -43,7 +43,10 @@ __all__ = (
 
 Selector = Callable[[Branch], Sequence[UUID]]
 
-PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+A8AAQUBAScY42YAAAAASUVORK5CYII="
+PNG = (
+    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+A8A"
+    "AQUBAScY42YAAAAASUVORK5CYII="
+)
 GIF = "data:image/gif;base64,R0lGODlhAQABAAAAACw="
 
 TOOL = {
@@ -126,6 +129,8 @@ def _convo(b: Branch, *, guidance: Any = None) -> Branch:
 SYSTEM = "You are a careful research assistant."
 MULTILINE_SYSTEM = "You are a careful assistant.\nRules:\n- cite sources\n- be brief"
 TRAILING_SYSTEM = "Policy: answer briefly.  \n\tIndented rule with tabs\t\nLast line   "
+# A policy file saved with Windows line ends: YAML can carry CR neither plain nor in a block.
+CRLF_SYSTEM = "Policy line one.\r\nPolicy line two."
 
 
 # --------------------------------------------------------------------------- builders
@@ -249,6 +254,14 @@ def _response_model_history() -> Branch:
     return b
 
 
+def _response_instance_history() -> Branch:
+    b = Branch()
+    _user(b, "Give a verdict like this one.", response_format=Verdict(answer="maybe"),
+          tool_schemas=[TOOL])
+    _assistant(b, '{"answer": "no", "confidence": 0.2}')
+    return b
+
+
 def _long_sys() -> Branch:
     b = Branch(system=SYSTEM)
     _user(b, "First question.", guidance="Old guidance.")
@@ -273,6 +286,10 @@ def _multiline_sys() -> Branch:
 
 def _trailing_sys() -> Branch:
     return Branch(system=TRAILING_SYSTEM)
+
+
+def _crlf_sys() -> Branch:
+    return _convo(Branch(system=CRLF_SYSTEM))
 
 
 def _consecutive_instructions() -> Branch:
@@ -336,7 +353,10 @@ def _with_duplicate(b: Branch) -> list[UUID]:
 # --------------------------------------------------------------------------- catalogue
 
 _Q = {"instruction": "What should I do next?"}
-_BLOCKS = (("catalog", "Item 42 ships in 3 days."), ("memory", 'User prefers "short" answers.\nNo emojis.'))
+_BLOCKS = (
+    ("catalog", "Item 42 ships in 3 days."),
+    ("memory", 'User prefers "short" answers.\nNo emojis.'),
+)
 
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("empty-no-system", _empty, {"instruction": "Hello there."}),
@@ -386,12 +406,18 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("tools-current", _convo_nosys, {**_Q, "tool_schemas": [TOOL]}),
     Scenario("tools-history-stripped", _tools_history, {**_Q, "tool_schemas": [TOOL]}),
     Scenario("response-format-dict-current", _empty, {**_Q, "response_format": VERDICT_DICT}),
-    Scenario("response-format-model-class-current", _convo_nosys, {**_Q, "response_format": Verdict}),
+    Scenario(
+        "response-format-model-class-current", _convo_nosys, {**_Q, "response_format": Verdict},
+    ),
     Scenario(
         "response-format-model-instance-current", _empty_sys,
         {**_Q, "response_format": Verdict(answer="example", confidence=0.1)},
     ),
     Scenario("response-format-history-stripped", _response_model_history, _Q),
+    Scenario(
+        "response-format-instance-history-stripped", _response_instance_history,
+        {**_Q, "response_format": VERDICT_DICT},
+    ),
     Scenario(
         "selected-progression-tail", _long_sys, {**_Q, "progression": _last(4)},
         intended=("fold-separators",),
@@ -456,6 +482,10 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         "system-trailing-whitespace-blocks", _trailing_sys, {**_Q, "guidance": "Cite."},
         blocks=_BLOCKS, intended=("context-envelope", "fold-separators"),
+    ),
+    Scenario(
+        "system-crlf-blocks", _crlf_sys, {**_Q, "guidance": "Cite."},
+        blocks=_BLOCKS, intended=("fold-first", "context-envelope", "fold-separators"),
     ),
     Scenario(
         "consecutive-instructions-history", _consecutive_instructions, _Q,

@@ -28,6 +28,7 @@ Cache rules (what makes a hit correct):
 from __future__ import annotations
 
 import copy
+import functools
 import threading
 import weakref
 from collections.abc import Sequence
@@ -106,9 +107,11 @@ def _trackable(content: Any, sources: Sequence[ActionResponse]) -> bool:
     return not any(_content_has_untracked_mutable(s.content) for s in sources)
 
 
-def _store(message: Instruction, key: tuple[int, ...], keep: tuple[Any, ...], rendered: Any) -> None:
+def _store(
+    message: Instruction, key: tuple[int, ...], keep: tuple[Any, ...], rendered: Any
+) -> None:
     slot = id(message)
-    ref = weakref.ref(message, lambda dead, slot=slot: _evict(slot, dead))
+    ref = weakref.ref(message, functools.partial(_evict, slot))
     with _lock:
         _entries[slot] = (ref, key, keep, rendered)
 

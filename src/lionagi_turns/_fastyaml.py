@@ -28,7 +28,7 @@ Without libyaml, or with the fast path switched off (``LIONAGI_TURNS_NO_FAST_PAT
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 from lionagi.libs.schema import minimal_yaml as _lionagi_yaml
@@ -46,11 +46,15 @@ _LEAVES = (int, float, bool, type(None))
 
 if C_EMITTER_AVAILABLE:
 
-    class _CMinimalDumper(yaml.CSafeDumper):  # type: ignore[misc,name-defined]
+    class _CMinimalDumper(yaml.CSafeDumper):
         """libyaml emitter with lionagi MinimalDumper's representers and alias policy."""
 
-        yaml_representers = dict(_lionagi_yaml.MinimalDumper.yaml_representers)
-        yaml_multi_representers = dict(_lionagi_yaml.MinimalDumper.yaml_multi_representers)
+        yaml_representers: ClassVar[dict[Any, Any]] = dict(
+            _lionagi_yaml.MinimalDumper.yaml_representers
+        )
+        yaml_multi_representers: ClassVar[dict[Any, Any]] = dict(
+            _lionagi_yaml.MinimalDumper.yaml_multi_representers
+        )
         ignore_aliases = _lionagi_yaml.MinimalDumper.ignore_aliases
 
 

@@ -685,6 +685,22 @@ def diff_command(
         console.print(Text(f"lionagi-turns raises: {comparison.compiled_error}", style="red"))
     legacy = comparison.legacy or []
     compiled = comparison.compiled or []
+    if (comparison.legacy is None) != (comparison.compiled is None):
+        # One side raised: show what the other side sends instead of diffing against nothing.
+        side, sent = ("lionagi", legacy) if comparison.compiled is None else (
+            "lionagi-turns",
+            compiled,
+        )
+        for i, message in enumerate(sent):
+            console.print(
+                Panel(
+                    Text("\n".join(_message_lines(message))),
+                    title=Text(f"{side} sends messages[{i}]", style="bold"),
+                    title_align="left",
+                    border_style="dim",
+                )
+            )
+        legacy = compiled = []
     for i in range(max(len(legacy), len(compiled))):
         old = legacy[i] if i < len(legacy) else None
         new = compiled[i] if i < len(compiled) else None

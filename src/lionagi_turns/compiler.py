@@ -159,7 +159,7 @@ def _render_turns(
             if fold_pending:
                 fold = _fold_prefix(prefix_parts, turn.message.content.guidance)
                 fold_pending = False
-            rendered.add(MessageRole.USER, _history_instruction(turn, fold))
+            rendered.add(MessageRole.USER, _history_instruction(turn, fold, prefix_parts[1]))
         else:  # pragma: no cover - Turn is a closed union
             raise TypeError(f"unhandled turn kind {type(turn).__name__}")
 
@@ -169,6 +169,7 @@ def _render_turns(
         content,
         results=projection.pending,
         fold=fold,
+        section=prefix_parts[1] if fold else "",
         tool_schemas=request.tool_schemas,
         response_format=request.response_format,
         structure=request.structure,
@@ -178,10 +179,12 @@ def _render_turns(
     return rendered
 
 
-def _history_instruction(turn: InstructionTurn, fold: str) -> Any:
+def _history_instruction(turn: InstructionTurn, fold: str, section: str) -> Any:
     if not fold:
         return _cache.render_durable(turn.message, turn.results, turn.sources)
-    return render_instruction(turn.message.content, results=turn.results, fold=fold)
+    return render_instruction(
+        turn.message.content, results=turn.results, fold=fold, section=section
+    )
 
 
 def _own(rendered: Any) -> Any:

@@ -8,8 +8,9 @@ kind of difference:
 - a payload entry is a normalizer: it rewrites one side to neutralise exactly its difference,
   using facts from the branch and the request (system text, context blocks, guidance, the
   instruction each user message was rendered from). It rewrites only when the message has
-  exactly the form the entry predicts, so it never absorbs an unrelated change. Rewritten
-  instruction text goes through lionagi's own ``minimal_yaml(...).strip()``.
+  exactly the form the entry predicts, so it never absorbs an unrelated change. In an
+  instruction only the sections an entry changes (Guidance, Context) are re-rendered, with
+  lionagi's own ``minimal_yaml``; every other section keeps its exact bytes.
 - an error entry resolves a pair of outcomes in which the compiler raises its named error and
   lionagi behaves as the entry states (drops silently, sends twice, raises ``NotFoundError``).
 
@@ -30,7 +31,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
 import yaml
@@ -115,6 +116,7 @@ class _Facts:
         self.system: str = system.rendered if system is not None else ""
         self.has_system = system is not None
         self.blocks = request.context_blocks
+        self.pile: Mapping[UUID, Any] = _pile_of(branch)
 
     @cached_property
     def view(self) -> tuple[UUID, ...]:
@@ -169,6 +171,13 @@ class _Facts:
         return "\n\n".join(p for p in (self.system, self.envelope, _guidance_text(guidance)) if p)
 
 
+def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
+    """``branch``'s stored messages by id (read only)."""
+    manager: Any = cast(Any, branch).msgs
+    pile: Mapping[UUID, Any] = manager.messages.collections
+    return pile
+
+
 def _guidance_text(guidance: Any) -> str:
     """Guidance as the fold shows it (design §5): text as is, anything else minimal YAML."""
     if guidance is None or guidance == "":
@@ -219,7 +228,7 @@ def _with_text(content: Any, text: str) -> Any:
 
 
 _SECTION_KEYS = ("Guidance", "Instruction", "Context", "Tools", "ResponseSchema", "ResponseFormat")
-_SECTION_START = re.compile(r"^(%s):(?: |$)" % "|".join(_SECTION_KEYS))
+_SECTION_START = re.compile("^(" + "|".join(_SECTION_KEYS) + r"):(?: |$)")
 
 
 def _sections(text: str) -> list[tuple[str, str]] | None:
@@ -381,6 +390,38 @@ def _plain_content_sections(facts: _Facts, state: _State) -> _Step | None:
     return _Step(dataclasses.replace(state, compiled=compiled), frozenset(touched))
 
 
+def _fold_first(facts: _Facts, state: _State) -> _Step | None:
+    """Compiled side: a fold target shown as ``fold\\n\\n<YAML sections>`` (YAML could not carry
+    the fold with its context section intact) goes back to the Guidance-section form lionagi
+    renders; the fold's own text is left to ``context-envelope`` and ``fold-separators``."""
+    if not facts.blocks or state.compiled is None or state.legacy is None:
+        return None
+    pairs = facts.sources(state.compiled)
+    if pairs is None:
+        return None
+    compiled = list(state.compiled)
+    touched: set[int] = set()
+    for index, source in pairs:
+        if not source.fold_target or source.content.plain_content:
+            continue
+        fold = facts.compiled_fold(source.content.guidance)
+        message = compiled[index]
+        text = _text(message["content"])
+        if text is None or not (text == fold or text.startswith(f"{fold}\n\n")):
+            continue
+        rest = text[len(fold) + 2:]
+        sections = _sections(rest) if rest else []
+        if sections is None:
+            continue
+        new = [("Guidance", _section_text("Guidance", fold)), *sections]
+        compiled[index] = {**message, "content": _with_text(
+            message["content"], _render_sections(new))}
+        touched.add(index)
+    if not touched:
+        return None
+    return _Step(dataclasses.replace(state, compiled=compiled), frozenset(touched))
+
+
 def _pending_results_current(facts: _Facts, state: _State) -> _Step | None:
     """Compiled side: under a system with no retained turn, lionagi sends the current
     instruction without the pending action results; drop exactly those from its Context."""
@@ -466,7 +507,7 @@ def _missing_ids(facts: _Facts, state: _State) -> _Step | None:
     named = _history_defect_ids(state.compiled_exc, "missing_id")
     if named is None or not isinstance(state.legacy_exc, NotFoundError):
         return None
-    pile = facts.branch.msgs.messages.collections
+    pile = facts.pile
     missing = [uid for uid in facts.view if uid not in pile]
     if not missing or named != {str(u) for u in missing} or str(missing[0]) not in str(
         state.legacy_exc
@@ -502,13 +543,15 @@ def _consecutive_instructions(facts: _Facts, state: _State) -> _Step | None:
         return None
     if any(d.kind != "consecutive_instructions" for d in exc.defects):
         return None
-    pile = facts.branch.msgs.messages.collections
+    pile = facts.pile
     dropped: set[int] = set()
     for defect in exc.defects:
         first, later = defect.positions
         dropped.add(later)
         dropped.update(
-            p for p in range(first + 1, later) if isinstance(pile.get(facts.view[p]), ActionResponse)
+            p
+            for p in range(first + 1, later)
+            if isinstance(pile.get(facts.view[p]), ActionResponse)
         )
     kept = [uid for p, uid in enumerate(facts.view) if p not in dropped]
     return _resolved(state) if _legacy_acts_as_view(facts, state, kept) else None
@@ -568,7 +611,7 @@ def _image_host_deferred(facts: _Facts, state: _State) -> _Step | None:
 
 
 def _image_urls(facts: _Facts) -> Iterable[str]:
-    pile = facts.branch.msgs.messages.collections
+    pile = facts.pile
     for uid in facts.view:
         msg = pile.get(uid)
         if isinstance(msg, Instruction):
@@ -619,6 +662,13 @@ REGISTRY: tuple[IntendedDifference, ...] = (
         "plain_content instruction that is the fold target or receives results -> legacy: "
         "plain text only (policy/results dropped); compiled: fold, plain text, Context sections",
         _plain_content_sections,
+    ),
+    IntendedDifference(
+        "fold-first", "D3", "design §5",
+        "fold holding a context section that YAML cannot carry intact (CR, NEL, LS/PS, DEL, "
+        "C1 controls) -> legacy: a quoted Guidance scalar; compiled: the fold verbatim as its "
+        "own section before the YAML sections",
+        _fold_first,
     ),
     IntendedDifference(
         "pending-results-current", "D2.2", "design §4.10",
@@ -817,9 +867,13 @@ def _unexplained(state: _State) -> list[str]:
     if state.resolved:
         return []
     if state.legacy_exc is not None or state.compiled_exc is not None:
-        if state.legacy_exc is not None and state.compiled_exc is not None:
-            if _equivalent_errors(state.legacy_exc, state.compiled_exc):
-                return []
+        legacy_exc, compiled_exc = state.legacy_exc, state.compiled_exc
+        if (
+            legacy_exc is not None
+            and compiled_exc is not None
+            and _equivalent_errors(legacy_exc, compiled_exc)
+        ):
+            return []
         return [
             f"outcomes differ: legacy {_describe(state.legacy_exc) or 'returned messages'}; "
             f"compiled {_describe(state.compiled_exc) or 'returned messages'}"

@@ -96,7 +96,9 @@ def legacy_messages_for_view(
     return _run(stand_in, request, None)  # type: ignore[arg-type]
 
 
-def _run(branch: Branch, request: TurnRequest, progression: list[Any] | None) -> list[dict[str, Any]]:
+def _run(
+    branch: Branch, request: TurnRequest, progression: list[Any] | None
+) -> list[dict[str, Any]]:
     blocks = [b.content for b in request.context_blocks]
     _, kw = LEGACY_PREPARE(
         branch,

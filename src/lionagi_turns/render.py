@@ -11,9 +11,11 @@ Guarantees:
 - Images render as one text part followed by ``image_url`` parts, shaped as lionagi shapes them,
   without network access: http(s) URLs are checked here for everything that needs no DNS
   (scheme, NUL bytes, host); the SSRF host check runs in ``providers.check_image_hosts``.
-- A folded guidance section keeps the D3 envelope on three lines of its own. When lionagi's YAML
-  emitter would quote the section (trailing spaces or tabs in the system text), the section is
-  written as an equivalent YAML literal block instead; the result loads back to the same text.
+- A folded guidance section keeps the D3 context section byte-exact on three lines of its own
+  (a common indentation allowed). When lionagi's YAML emitter would not (it quotes text with
+  trailing spaces or tabs), the fold is written as an equivalent YAML literal block that loads
+  back to the same text; when no literal block can carry it (CR, NEL, LS/PS, DEL, C1 controls),
+  the fold stands verbatim as a section of its own before the YAML sections.
 """
 
 from __future__ import annotations
@@ -25,10 +27,10 @@ import yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from ._fastyaml import instruction_text, minimal_yaml
-from .envelope import BEGIN_MARKER
 
 __all__ = (
     "guidance_text",
+    "holds_section",
     "merge_results",
     "render_instruction",
 )
@@ -60,6 +62,7 @@ def render_instruction(
     *,
     results: Sequence[dict[str, Any]] = (),
     fold: str = "",
+    section: str = "",
     tool_schemas: Sequence[dict[str, Any]] = (),
     response_format: Any = None,
     structure: Any = None,
@@ -68,8 +71,9 @@ def render_instruction(
 
     ``source`` supplies only its durable fields. ``results`` are action-result dictionaries
     folded into its context; ``fold`` is the system/context/guidance prefix (already joined)
-    when this instruction is the fold target, else ``""``. The call options are given only for
-    the current instruction.
+    when this instruction is the fold target, else ``""``; ``section`` is the D3 context section
+    inside ``fold`` (``""`` when there are no blocks). The call options are given only for the
+    current instruction.
     """
     context = merge_results(source.prompt_context, results) if results else source.prompt_context
     if source.plain_content:
@@ -78,10 +82,9 @@ def render_instruction(
         guidance = fold if fold else source.guidance
         content = _content(source, guidance, context, tool_schemas, response_format, structure)
         text = instruction_text(content)
-        if fold and BEGIN_MARKER in fold and not _keeps_lines(text, fold):
-            text = _splice_guidance(
-                source, fold, context, tool_schemas, response_format, structure
-            )
+        if section and not holds_section(text, section):
+            options = (context, tool_schemas, response_format, structure)
+            text = _splice_guidance(source, fold, *options) or _fold_first(source, fold, *options)
     if not source.images:
         return text
     detail = source.image_detail
@@ -116,12 +119,15 @@ def _plain_text(source: InstructionContent, context: Sequence[Any], fold: str) -
     return "\n\n".join(s for s in sections if s)
 
 
-def _keeps_lines(text: str, fold: str) -> bool:
-    """Whether every line of the envelope in ``fold`` stands on a line of its own in ``text``."""
-    lines = set(line.strip(" ") for line in text.split("\n"))
-    start = fold.index(BEGIN_MARKER)
-    envelope = fold[start:].split("\n")[:3]
-    return all(line in lines for line in envelope)
+def holds_section(text: str, section: str) -> bool:
+    """Whether ``section``'s lines stand byte-exact as whole lines of ``text``, all with the same
+    indentation: none (a verbatim section) or the two spaces of a YAML block under a key."""
+    padded = f"\n{text}\n"
+    for indent in ("", "  "):
+        lines = "\n".join(indent + line for line in section.split("\n"))
+        if f"\n{lines}\n" in padded:
+            return True
+    return False
 
 
 def _splice_guidance(
@@ -131,25 +137,47 @@ def _splice_guidance(
     tool_schemas: Sequence[dict[str, Any]],
     response_format: Any,
     structure: Any,
-) -> str:
+) -> str | None:
     """Render with a placeholder guidance, then put ``fold`` in as a YAML literal block.
 
-    Used only when lionagi's emitter would choose a quoted style for ``fold``. The block is
-    checked to load back to exactly ``fold``; if it would not (characters YAML cannot carry in
-    a block), the emitter's own rendering is kept.
+    Used only when lionagi's emitter would not keep the context section intact (it quotes
+    text with trailing spaces or tabs). None when no literal block can carry ``fold`` (the
+    block must load back to exactly ``fold``).
     """
     content = _content(source, _FOLD_SLOT, context, tool_schemas, response_format, structure)
-    text = content._format_text_content()
+    text = instruction_text(content)
     head = f"Guidance: {_FOLD_SLOT}"
     block = literal_block("Guidance", fold)
     if block is None or not text.startswith(head):
-        return _content(
-            source, fold, context, tool_schemas, response_format, structure
-        )._format_text_content()
+        return None
     rest = text[len(head):]  # "" or "\n<next key>..."
     if rest:
         return block + rest[1:]
     return block.rstrip("\n") if block.split("\n", 1)[0].endswith("-") else block
+
+
+def _fold_first(
+    source: InstructionContent,
+    fold: str,
+    context: Sequence[Any],
+    tool_schemas: Sequence[dict[str, Any]],
+    response_format: Any,
+    structure: Any,
+) -> str:
+    """``fold``, verbatim, as a section of its own before the instruction's other sections.
+
+    The last resort when YAML can carry ``fold`` neither as the emitter writes it nor as a
+    literal block (CR, NEL, LS/PS, DEL or C1 controls in the system text or a block's
+    content): the context section then still reaches the provider byte-exact on its own
+    three lines, as plain_content instructions show it.
+    """
+    rest = instruction_text(
+        _content(source, None, context, tool_schemas, response_format, structure)
+    )
+    return fold if rest in ("", _EMPTY_DOC) else f"{fold}\n\n{rest}"
+
+
+_EMPTY_DOC = "{}"  # lionagi's rendering of an instruction with no visible section
 
 
 _BLOCK_BREAKERS = frozenset("\r\x85\u2028\u2029\ufeff")
@@ -159,8 +187,10 @@ def literal_block(key: str, value: str) -> str | None:
     """``key: |2-`` style YAML for ``value``, ending in a line break (indentation indicator
     always given, chomping from the trailing newlines), or None when ``value`` cannot be carried
     by a literal block. The block is verified to load back to exactly ``value``."""
-    if any(ch in _BLOCK_BREAKERS for ch in value) or not all(
-        ch in "\t\n" or ch.isprintable() or ch == " " for ch in value
+    # YAML's own printable set: str.isprintable() also refuses characters YAML carries
+    # (unassigned code points, format characters), which sent such folds to a quoted style.
+    if any(ch in _BLOCK_BREAKERS for ch in value) or yaml.reader.Reader.NON_PRINTABLE.search(
+        value
     ):
         return None
     body = value.rstrip("\n")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from lionagi import Branch
 
 from lionagi_turns import cli, differences
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, save
 
 
 def test_registered_differences_exit_0_with_labels(run_cli) -> None:
@@ -50,3 +51,17 @@ def test_unregistered_difference_exits_1(
     out = capsys.readouterr().out
     assert "NOT REGISTERED" in out
     assert "not in the intended-difference registry" in out
+
+
+def test_when_only_lionagi_sends_its_payload_is_shown(run_cli, tmp_path) -> None:
+    """Adjacent instructions: lionagi silently drops one; the compiler refuses (registered)."""
+    branch = Branch(system="S")
+    branch.msgs.add_message(instruction="first")
+    branch.msgs.add_message(instruction="second, unanswered")
+    branch.msgs.add_message(assistant_response="answer")
+    run = run_cli("diff", str(save(branch, tmp_path / "adjacent.json")))
+    assert run.code == 0, run.stderr
+    assert "lionagi-turns raises: HistoryError: Consecutive instructions" in run.stdout
+    assert "lionagi sends messages[0]" in run.stdout
+    assert "second, unanswered" not in run.stdout.split("lionagi sends")[1]  # dropped
+    assert "intended: consecutive-instructions" in run.stdout

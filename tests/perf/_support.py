@@ -16,7 +16,10 @@ from lionagi.protocols.messages import (
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
 from lionagi_turns._switch import no_fast_path
 
-PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+A8AAQUBAScY42YAAAAASUVORK5CYII="
+PNG = (
+    "data:image/png;base64,"
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+A8AAQUBAScY42YAAAAASUVORK5CYII="
+)
 
 
 def outcome(branch: Branch, request: TurnRequest) -> tuple[Any, ...]:

@@ -147,7 +147,7 @@ def test_entries_die_with_their_messages() -> None:
 def test_a_recycled_id_never_matches() -> None:
     msg = Instruction(content={"instruction": "old"})
     _cache.render_durable(msg)
-    ref, key, keep, rendered = _cache._entries[id(msg)]
+    ref, _, keep, rendered = _cache._entries[id(msg)]
     stranger = Instruction(content={"instruction": "new"})
     # Forge an entry under the stranger's slot that matches its key but not its identity.
     _cache._entries[id(stranger)] = (ref, _cache._key(stranger.content, (), ()), keep, rendered)

@@ -54,7 +54,9 @@ def test_no_fast_path_is_scoped_to_its_block() -> None:
 # --- random histories -----------------------------------------------------------------------
 
 # Strings from the proven domain plus some that force lionagi's renderer (emoji, NEL, CR).
-TEXT = st.one_of(texts(" ab\n\t:#-é\u2014"), st.sampled_from(["emoji \U0001f600", "x\x85y", "a\rb"]))
+TEXT = st.one_of(
+    texts(" ab\n\t:#-é\u2014"), st.sampled_from(["emoji \U0001f600", "x\x85y", "a\rb"])
+)
 VALUE = st.one_of(DOMAIN_VALUE, TEXT, st.integers(), st.booleans())
 UNTRACKED = st.builds(lambda v: ("tuple", [v]), VALUE)  # a list inside a tuple: untracked
 

@@ -14,7 +14,7 @@ override), random context blocks, call options and provider kwargs (the reserved
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID, uuid4
 
@@ -24,15 +24,6 @@ from hypothesis import strategies as st
 from lionagi import Branch
 from lionagi.protocols.messages import Instruction
 from pydantic import BaseModel
-
-from lionagi_turns import (
-    CompiledChatRequest,
-    ContextBlock,
-    HistoryError,
-    TurnRequest,
-    UnknownMessageTypeError,
-    compile_chat_request,
-)
 from unit._support import (
     add_action_pair,
     add_action_request,
@@ -47,6 +38,15 @@ from unit._support import (
     mutable_ids,
     set_current_progression,
     text_of,
+)
+
+from lionagi_turns import (
+    CompiledChatRequest,
+    ContextBlock,
+    HistoryError,
+    TurnRequest,
+    UnknownMessageTypeError,
+    compile_chat_request,
 )
 
 RESERVED = "provider_kwargs must not contain reserved key 'messages'"
@@ -106,7 +106,6 @@ class Scenario:
     response_format: Any
     blocks: list[ContextBlock]
     kwargs: dict[str, Any]
-    built: dict[str, Any] = field(default_factory=dict)
 
 
 @st.composite
@@ -311,7 +310,15 @@ def test_two_compiles_are_equal_and_share_no_mutable_object(s: Scenario) -> None
     one, two = mutable_ids(first), mutable_ids(second)
     assert one.isdisjoint(two)
     stored = mutable_ids([*b.msgs.messages.collections.values(), b.metadata])
-    caller = mutable_ids([ins, request.tool_schemas, request.response_format,
-                          request.provider_kwargs, s.kwargs, s.current])
+    caller = mutable_ids(
+        [
+            ins,
+            request.tool_schemas,
+            request.response_format,
+            request.provider_kwargs,
+            s.kwargs,
+            s.current,
+        ]
+    )
     assert one.isdisjoint(stored) and two.isdisjoint(stored)
     assert one.isdisjoint(caller) and two.isdisjoint(caller)

@@ -1,12 +1,16 @@
 """Hypothesis properties of the D2 step 4 fold and the D3 envelope on real Branches.
 
-For random system texts (any printable text with spaces, tabs and line breaks), random context
-blocks (any text) and random guidance, the compiled first instruction:
+For random system texts (any text but surrogates, including CR, controls and Unicode line
+separators), random context blocks (any text) and random guidance, the compiled first
+instruction either
 
 - loads back (YAML) to a Guidance that is exactly system, section and guidance joined by
-  "\\n\\n";
-- holds the D3 section as three lines of its own, once;
-- and the section decodes back to the request's blocks, in order.
+  "\\n\\n", or
+- when YAML cannot carry that fold intact, starts with the fold verbatim followed by a blank
+  line (docs/architecture.md decision 4);
+
+and in both cases holds the D3 section byte-exact as three lines of its own, once, and the
+section decodes back to the request's blocks, in order.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from lionagi import Branch
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
+from unit._support import text_of
 
 from lionagi_turns import (
     ContextBlock,
@@ -24,21 +29,14 @@ from lionagi_turns import (
     decode_context_section,
     encode_context_section,
 )
-from lionagi_turns.envelope import find_context_section
-from unit._support import text_of
+from lionagi_turns.render import holds_section
 
-# Characters a YAML literal block can carry; CR, other C0/C1 controls, Unicode line separators
-# and BOM are a known gap (tests/unit/test_design_decisions.py, strict xfail).
-SYSTEM_CHARS = st.characters(
-    blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\ufeff\x85"
-) | st.sampled_from(["\n", "\t", " "])
+SYSTEM_CHARS = st.characters(blacklist_categories=("Cs",)) | st.sampled_from(
+    ["\n", "\t", " ", "\r", "\x85", "\u2028", "\x7f", "\ufeff"]
+)
 SYSTEM = st.text(SYSTEM_CHARS, max_size=40).filter(lambda t: t.strip() != "")
-# JSON escapes C0 controls, quotes and line feeds; DEL, C1 controls and U+2028/U+2029 pass
-# through json_dumps raw and the YAML fold then mangles the section: a known gap
-# (tests/unit/test_design_decisions.py, strict xfail).
 BLOCK_TEXT = st.text(
-    st.characters(blacklist_categories=("Cs",), blacklist_characters="\u2028\u2029")
-    .filter(lambda ch: not "\x7f" <= ch <= "\x9f"),
+    st.characters(blacklist_categories=("Cs",)) | st.sampled_from(["\u2028", "\x85", "\x9b"]),
     min_size=1,
     max_size=40,
 )
@@ -50,8 +48,9 @@ BLOCKS = st.lists(
 GUIDANCE = st.one_of(
     st.none(),
     st.text(SYSTEM_CHARS, min_size=1, max_size=20).filter(lambda t: t.strip() != ""),
-    st.dictionaries(st.sampled_from(["style", "rules"]), st.sampled_from(["terse", "cite"]),
-                    min_size=1),
+    st.dictionaries(
+        st.sampled_from(["style", "rules"]), st.sampled_from(["terse", "cite"]), min_size=1
+    ),
 )
 
 
@@ -74,14 +73,17 @@ def test_fold_loads_back_exactly_and_keeps_the_envelope_on_its_own_lines(
     target = compiled.messages[0]
     section = encode_context_section(blocks)
     guidance_text = (
-        "" if guidance is None
-        else guidance if isinstance(guidance, str)
+        ""
+        if guidance is None
+        else guidance
+        if isinstance(guidance, str)
         else minimal_yaml(guidance).strip()
     )
     expected = "\n\n".join(p for p in (b.msgs.system.rendered, section, guidance_text) if p)
 
     text = text_of(target)
-    assert yaml.safe_load(text)["Guidance"] == expected
-    assert find_context_section(text) == section
+    if not text.startswith(f"{expected}\n\n"):
+        assert yaml.safe_load(text)["Guidance"] == expected
+    assert holds_section(text, section)
     assert [line.strip(" ") for line in text.split("\n")].count(section.split("\n")[0]) == 1
     assert decode_context_section(section) == tuple(blocks)

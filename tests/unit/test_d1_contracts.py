@@ -189,8 +189,17 @@ def test_compiled_request_holds_no_caller_container() -> None:
     )
     compiled = compile_chat_request(b, request)
 
-    caller = mutable_ids([kwargs, schema, response_format, ins, request.tool_schemas,
-                          request.response_format, request.provider_kwargs])
+    caller = mutable_ids(
+        [
+            kwargs,
+            schema,
+            response_format,
+            ins,
+            request.tool_schemas,
+            request.response_format,
+            request.provider_kwargs,
+        ]
+    )
     stored = mutable_ids(list(b.msgs.messages.collections.values()))
     reachable = mutable_ids(compiled)
     assert reachable.isdisjoint(caller)
@@ -240,14 +249,20 @@ def test_compiled_chat_request_reserved_messages_key_raises_the_exact_adr_error(
 
 
 def test_instruction_must_be_an_instruction_not_text() -> None:
-    with pytest.raises(TypeError, match=r"TurnRequest\.instruction must be a lionagi Instruction"
-                       r", got str"):
+    with pytest.raises(
+        TypeError,
+        match=r"TurnRequest\.instruction must be a lionagi Instruction"
+        r", got str",
+    ):
         TurnRequest(instruction="hello")  # type: ignore[arg-type]
 
 
 def test_progression_as_a_string_is_rejected(ins: Any) -> None:
-    with pytest.raises(TypeError, match=r"TurnRequest\.progression must be None or a sequence "
-                       r"of UUIDs, got str"):
+    with pytest.raises(
+        TypeError,
+        match=r"TurnRequest\.progression must be None or a sequence "
+        r"of UUIDs, got str",
+    ):
         _request(ins, progression=str(uuid4()))
 
 
@@ -299,21 +314,30 @@ def test_context_blocks_with_non_block_items_names_the_positions(ins: Any) -> No
 
 
 def test_provider_kwargs_that_are_not_a_mapping_are_rejected(ins: Any) -> None:
-    with pytest.raises(TypeError, match=r"TurnRequest\.provider_kwargs must be a mapping .* "
-                       r"got list"):
+    with pytest.raises(
+        TypeError,
+        match=r"TurnRequest\.provider_kwargs must be a mapping .* "
+        r"got list",
+    ):
         _request(ins, provider_kwargs=[("temperature", 0)])
 
 
 def test_provider_kwargs_with_non_string_keys_names_the_keys(ins: Any) -> None:
-    with pytest.raises(TypeError, match=r"TurnRequest\.provider_kwargs keys must be strings; "
-                       r"got 1"):
+    with pytest.raises(
+        TypeError,
+        match=r"TurnRequest\.provider_kwargs keys must be strings; "
+        r"got 1",
+    ):
         _request(ins, provider_kwargs={1: "x", "ok": 2})
 
 
 def test_compiled_chat_request_messages_must_be_compiled_messages(ins: Any) -> None:
     good = CompiledMessage(role=MessageRole.USER, content="x")
-    with pytest.raises(TypeError, match=r"CompiledChatRequest\.messages\[1\] are not "
-                       r"CompiledMessage"):
+    with pytest.raises(
+        TypeError,
+        match=r"CompiledChatRequest\.messages\[1\] are not "
+        r"CompiledMessage",
+    ):
         CompiledChatRequest(
             instruction=ins, messages=(good, {"role": "user", "content": "x"}), provider_kwargs={}
         )

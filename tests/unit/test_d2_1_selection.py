@@ -134,6 +134,9 @@ def test_duplicate_ids_are_rejected_naming_id_and_positions() -> None:
 def test_a_non_id_in_the_current_progression_override_is_named() -> None:
     b, (i1, _, _, _) = _two_turns()
     b.metadata["current_progression"] = [i1.id, "not-an-id"]
-    with pytest.raises(ValueError, match=r"branch progression\[1\] = 'not-an-id' is not a "
-                       r"message id"):
+    with pytest.raises(
+        ValueError,
+        match=r"branch progression\[1\] = 'not-an-id' is not a "
+        r"message id",
+    ):
         _compile(b)

@@ -70,8 +70,11 @@ def test_instructions_separated_only_by_action_records_are_adjacent() -> None:
     add_action_pair(b)
     i2 = add_instruction(b, "q2")
     add_assistant(b, "a")
-    with pytest.raises(HistoryError, match=rf"^{CONSECUTIVE}: instruction at position 3 "
-                       rf"\(id {i2.id}\)"):
+    with pytest.raises(
+        HistoryError,
+        match=rf"^{CONSECUTIVE}: instruction at position 3 "
+        rf"\(id {i2.id}\)",
+    ):
         _compile(b)
 
 

@@ -156,6 +156,11 @@ def test_messages_are_a_tuple_in_final_content_order() -> None:
     compiled = compile_chat_request(b, TurnRequest(instruction=_current(b)))
     assert isinstance(compiled.messages, tuple)
     assert [text_of(m) for m in compiled.messages] == [
-        "Instruction: q0", "a0", "Instruction: q1", "a1", "Instruction: q2", "a2",
+        "Instruction: q0",
+        "a0",
+        "Instruction: q1",
+        "a1",
+        "Instruction: q2",
+        "a2",
         "Instruction: now",
     ]

@@ -95,6 +95,18 @@ def test_envelope_keeps_its_own_three_lines_with_trailing_spaces_and_tabs_in_sys
     assert loaded(compiled.messages[0])["Guidance"] == expected
 
 
+@pytest.mark.parametrize("system", ["\t\ud7fc", "\tsoft\u00adhyphen", "\tformat\U000e0001"])
+def test_envelope_keeps_its_own_lines_with_a_leading_tab_and_yaml_printable_characters(
+    system: str,
+) -> None:
+    # A leading tab makes lionagi's emitter quote the fold; characters str.isprintable()
+    # refuses but YAML carries (unassigned, format) must not stop the literal-block splice.
+    compiled = _compile(branch(system), TWO_BLOCKS)
+    text = text_of(compiled.messages[0])
+    assert find_context_section(text) == ADR_TWO_BLOCKS
+    assert loaded(compiled.messages[0])["Guidance"] == system + "\n\n" + ADR_TWO_BLOCKS
+
+
 def test_envelope_keeps_its_own_lines_when_the_fold_target_is_historical() -> None:
     b = branch("ends with a tab\t")
     add_instruction(b, "q1", guidance="old guidance")
@@ -171,16 +183,22 @@ def test_decode_rejects_a_non_list_payload() -> None:
 def test_decode_rejects_extra_keys_naming_the_block() -> None:
     body = '[{"content":"c","provider_name":"p","x":1}]'
     with pytest.raises(ValueError, match=r"context block \[0\] must be an object with exactly"):
-        decode_context_section(f"LIONAGI_CONTEXT_BLOCKS_JSON\n{body}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON")
+        decode_context_section(
+            f"LIONAGI_CONTEXT_BLOCKS_JSON\n{body}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON"
+        )
 
 
 def test_decode_rejects_non_string_fields_naming_the_block() -> None:
     body = '[{"content":"c","provider_name":"p"},{"content":1,"provider_name":"p"}]'
     with pytest.raises(ValueError, match=r"context block \[1\] fields must be strings"):
-        decode_context_section(f"LIONAGI_CONTEXT_BLOCKS_JSON\n{body}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON")
+        decode_context_section(
+            f"LIONAGI_CONTEXT_BLOCKS_JSON\n{body}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON"
+        )
 
 
 def test_decode_rejects_non_canonical_json() -> None:
     body = '[{"provider_name": "p", "content": "c"}]'
     with pytest.raises(ValueError, match="not in canonical form"):
-        decode_context_section(f"LIONAGI_CONTEXT_BLOCKS_JSON\n{body}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON")
+        decode_context_section(
+            f"LIONAGI_CONTEXT_BLOCKS_JSON\n{body}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON"
+        )

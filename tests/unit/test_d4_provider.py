@@ -30,9 +30,7 @@ def _compiled(images: list[str] | None = None) -> CompiledChatRequest:
 def test_default_projection_is_role_value_and_content_in_order() -> None:
     compiled = _compiled()
     projected = to_provider_messages(compiled)
-    assert projected == [
-        {"role": m.role.value, "content": m.content} for m in compiled.messages
-    ]
+    assert projected == [{"role": m.role.value, "content": m.content} for m in compiled.messages]
     assert [p["role"] for p in projected] == ["user", "assistant", "user"]
     assert all(set(p) == {"role", "content"} for p in projected)
 

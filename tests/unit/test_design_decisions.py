@@ -69,7 +69,9 @@ def test_results_before_the_first_instruction_fold_into_it() -> None:
 
 def test_plain_content_fold_target_keeps_system_context_and_guidance() -> None:
     b = branch("policy")
-    compiled = _compile(b, blocks=(BLOCK,), instruction=None, plain_content="raw text", guidance="g")
+    compiled = _compile(
+        b, blocks=(BLOCK,), instruction=None, plain_content="raw text", guidance="g"
+    )
     text = text_of(compiled.messages[0])
     assert text == "policy\n\n" + SECTION + "\n\ng\n\nraw text"
     assert find_context_section(text) == SECTION
@@ -152,8 +154,11 @@ def test_instruction_carrying_other_tool_schemas_than_the_request_is_rejected() 
 def test_instruction_carrying_another_response_format_than_the_request_is_rejected() -> None:
     b = branch()
     ins = b.msgs.create_instruction(instruction="now", response_format={"a": "str"})
-    with pytest.raises(ValueError, match=r"carries response_format .* "
-                       r"TurnRequest\.response_format"):
+    with pytest.raises(
+        ValueError,
+        match=r"carries response_format .* "
+        r"TurnRequest\.response_format",
+    ):
         compile_chat_request(b, TurnRequest(instruction=ins, response_format={"b": "int"}))
 
 
@@ -164,29 +169,24 @@ def test_instruction_carrying_the_same_options_as_the_request_compiles() -> None
     assert loaded(compiled.messages[0])["Tools"] == [TOOL]
 
 
-# §5 envelope on lines of its own "whatever the system text holds": a known gap
+# §5 envelope on lines of its own "whatever the system text holds": when YAML can carry the
+# fold neither as lionagi's emitter writes it nor as a literal block, the fold stands verbatim
+# as a section of its own before the YAML sections (docs/architecture.md decision 4).
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a system text with CR (CRLF line ends) or C0 control characters cannot be carried "
-    "by a YAML literal block, so lionagi's emitter double-quotes the fold and the envelope "
-    "lines are escaped (reported to the lead; no decision yet)",
-)
 @pytest.mark.parametrize("system", ["line one\r\nline two", "bell\x07 in policy"])
 def test_envelope_keeps_its_lines_with_carriage_returns_or_controls_in_system(system: str) -> None:
     compiled = _compile(branch(system), blocks=(BLOCK,))
-    assert find_context_section(text_of(compiled.messages[0])) == SECTION
+    text = text_of(compiled.messages[0])
+    assert find_context_section(text) == SECTION
+    assert text == f"{system}\n\n{SECTION}\n\nInstruction: now"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="json_dumps leaves DEL, C1 controls and U+2028/U+2029 unescaped; YAML cannot carry "
-    "them in a literal block, so the fold is double-quoted (DEL, C1) or lionagi's emitter "
-    "indents after the Unicode line break, changing the content bytes (reported to the lead)",
-)
 @pytest.mark.parametrize("char", ["\x7f", "\x9b", "\x85", "\u2028"])
 def test_envelope_is_byte_exact_with_any_character_in_block_content(char: str) -> None:
     block = ContextBlock(provider_name="web", content=f"a{char}b")
     compiled = _compile(branch("policy"), blocks=(block,))
-    assert find_context_section(text_of(compiled.messages[0])) == encode_context_section((block,))
+    text = text_of(compiled.messages[0])
+    section = encode_context_section((block,))
+    assert find_context_section(text) == section
+    assert text == f"policy\n\n{section}\n\nInstruction: now"

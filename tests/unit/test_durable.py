@@ -144,7 +144,10 @@ def test_durable_instruction_keeps_identity_fields_and_drops_call_options() -> N
     copy = durable_instruction(source)
     assert copy is not source and isinstance(copy, Instruction)
     assert (copy.id, copy.created_at, copy.sender, copy.recipient) == (
-        source.id, source.created_at, source.sender, source.recipient,
+        source.id,
+        source.created_at,
+        source.sender,
+        source.recipient,
     )
     assert copy.metadata == source.metadata
     assert copy.metadata is not source.metadata
