@@ -358,9 +358,11 @@ def _empty_progression(facts: _Facts, state: _State) -> _Step | None:
     return _Step(new, changed)
 
 
-def _plain_content_sections(facts: _Facts, state: _State) -> _Step | None:
-    """Compiled side: a plain_content message shown as ``fold\\n\\nplain\\n\\nContext`` (the
-    parts it has) becomes the bare plain text lionagi sends."""
+def _rewrite_user_texts(
+    facts: _Facts, state: _State, rewrite: Callable[[str, _Source], str | None]
+) -> _Step | None:
+    """Replace the text of each compiled user message for which ``rewrite(text, source)``
+    returns a new text (None: not in the predicted form, left as it is)."""
     if state.compiled is None or state.legacy is None:
         return None
     pairs = facts.sources(state.compiled)
@@ -369,57 +371,59 @@ def _plain_content_sections(facts: _Facts, state: _State) -> _Step | None:
     compiled = list(state.compiled)
     touched: set[int] = set()
     for index, source in pairs:
+        message = compiled[index]
+        text = _text(message["content"])
+        new = rewrite(text, source) if text is not None else None
+        if new is None:
+            continue
+        compiled[index] = {**message, "content": _with_text(message["content"], new)}
+        touched.add(index)
+    if not touched:
+        return None
+    return _Step(dataclasses.replace(state, compiled=compiled), frozenset(touched))
+
+
+def _plain_content_sections(facts: _Facts, state: _State) -> _Step | None:
+    """Compiled side: a plain_content message shown as ``fold\\n\\nplain\\n\\nContext`` (the
+    parts it has) becomes the bare plain text lionagi sends."""
+
+    def rewrite(text: str, source: _Source) -> str | None:
         plain = source.content.plain_content
         if not plain:
-            continue
+            return None
         fold = facts.compiled_fold(source.content.guidance) if (
             source.fold_target and facts.folds
         ) else ""
         added = _added_results(source.content, source.results)
         context = str(minimal_yaml({"Context": _plain(added)})).strip() if added else ""
         if not fold and not context:
-            continue
+            return None
         expected = "\n\n".join(p for p in (fold, plain, context) if p)
-        message = compiled[index]
-        if _text(message["content"]) != expected:
-            continue
-        compiled[index] = {**message, "content": _with_text(message["content"], plain)}
-        touched.add(index)
-    if not touched:
-        return None
-    return _Step(dataclasses.replace(state, compiled=compiled), frozenset(touched))
+        return plain if text == expected else None
+
+    return _rewrite_user_texts(facts, state, rewrite)
 
 
 def _fold_first(facts: _Facts, state: _State) -> _Step | None:
     """Compiled side: a fold target shown as ``fold\\n\\n<YAML sections>`` (YAML could not carry
     the fold with its context section intact) goes back to the Guidance-section form lionagi
     renders; the fold's own text is left to ``context-envelope`` and ``fold-separators``."""
-    if not facts.blocks or state.compiled is None or state.legacy is None:
+    if not facts.blocks:
         return None
-    pairs = facts.sources(state.compiled)
-    if pairs is None:
-        return None
-    compiled = list(state.compiled)
-    touched: set[int] = set()
-    for index, source in pairs:
+
+    def rewrite(text: str, source: _Source) -> str | None:
         if not source.fold_target or source.content.plain_content:
-            continue
+            return None
         fold = facts.compiled_fold(source.content.guidance)
-        message = compiled[index]
-        text = _text(message["content"])
-        if text is None or not (text == fold or text.startswith(f"{fold}\n\n")):
-            continue
+        if not (text == fold or text.startswith(f"{fold}\n\n")):
+            return None
         rest = text[len(fold) + 2:]
         sections = _sections(rest) if rest else []
         if sections is None:
-            continue
-        new = [("Guidance", _section_text("Guidance", fold)), *sections]
-        compiled[index] = {**message, "content": _with_text(
-            message["content"], _render_sections(new))}
-        touched.add(index)
-    if not touched:
-        return None
-    return _Step(dataclasses.replace(state, compiled=compiled), frozenset(touched))
+            return None
+        return _render_sections([("Guidance", _section_text("Guidance", fold)), *sections])
+
+    return _rewrite_user_texts(facts, state, rewrite)
 
 
 def _pending_results_current(facts: _Facts, state: _State) -> _Step | None:
