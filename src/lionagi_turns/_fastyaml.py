@@ -19,7 +19,8 @@ characterization scenarios plus hypothesis over random nested values):
 - every string holds only TAB, LF, printable ASCII and BMP characters from U+00A0 up, except
   U+2028, U+2029, U+FEFF, surrogates and U+FFFE/U+FFFF (libyaml escapes or breaks on those
   differently); no string is ``"\\n"`` or ends with two LFs (libyaml then appends ``...``).
-- every key is shorter than 128 UTF-8 bytes (the emitters measure key length differently).
+- every key is shorter than 123 characters and 128 UTF-8 bytes (the emitters measure key
+  length differently: PyYAML counts characters plus the 5-character "!!str" tag).
 
 Without libyaml, or with the fast path switched off (``LIONAGI_TURNS_NO_FAST_PATH=1`` or
 ``_cache.no_fast_path()``), every call goes to lionagi's renderer.
@@ -65,9 +66,10 @@ def _str_ok(text: str) -> bool:
 
 
 def _key_short(key: str) -> bool:
-    # PyYAML writes a key longer than 127 characters as an explicit "? key"; libyaml counts
-    # UTF-8 bytes and allows 128. Under 128 bytes both write a simple key.
-    return len(key) < 128 and (key.isascii() or len(key.encode("utf-8")) < 128)
+    # PyYAML counts the key's characters plus its 5-character "!!str" tag and writes an
+    # explicit "? key" from 128 on (so from 123 characters); libyaml counts UTF-8 bytes of
+    # the key alone and allows up to 127. Below both limits both write a simple key.
+    return len(key) < 123 and (key.isascii() or len(key.encode("utf-8")) < 128)
 
 
 def in_domain(data: Any) -> bool:

@@ -159,21 +159,33 @@ def _render_turns(
             if fold_pending:
                 fold = _fold_prefix(prefix_parts, turn.message.content.guidance)
                 fold_pending = False
-            rendered.add(MessageRole.USER, _history_instruction(turn, fold, prefix_parts[1]))
+            try:
+                text = _history_instruction(turn, fold, prefix_parts[1])
+            except ValueError as exc:  # a refused image: say which record holds it
+                raise ValueError(
+                    f"{exc} (history position {turn.position}, instruction id "
+                    f"{turn.message.id})"
+                ) from exc
+            rendered.add(MessageRole.USER, text)
         else:  # pragma: no cover - Turn is a closed union
             raise TypeError(f"unhandled turn kind {type(turn).__name__}")
 
     content = request.instruction.content
     fold = _fold_prefix(prefix_parts, content.guidance) if fold_pending else ""
-    current = render_instruction(
-        content,
-        results=projection.pending,
-        fold=fold,
-        section=prefix_parts[1] if fold else "",
-        tool_schemas=request.tool_schemas,
-        response_format=request.response_format,
-        structure=request.structure,
-    )
+    try:
+        current = render_instruction(
+            content,
+            results=projection.pending,
+            fold=fold,
+            section=prefix_parts[1] if fold else "",
+            tool_schemas=request.tool_schemas,
+            response_format=request.response_format,
+            structure=request.structure,
+        )
+    except ValueError as exc:  # a refused image: say which record holds it
+        raise ValueError(
+            f"{exc} (current instruction, id {request.instruction.id})"
+        ) from exc
     rendered.current_rendered = current
     rendered.add(MessageRole.USER, _own(current))
     return rendered

@@ -179,8 +179,9 @@ def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
 
 
 def _guidance_text(guidance: Any) -> str:
-    """Guidance as the fold shows it (design §5): text as is, anything else minimal YAML."""
-    if guidance is None or guidance == "":
+    """Guidance as the fold shows it (design §5): falsy is absent, text as is, anything else
+    minimal YAML."""
+    if not guidance:
         return ""
     if isinstance(guidance, str):
         return guidance

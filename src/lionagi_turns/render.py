@@ -39,8 +39,9 @@ _FOLD_SLOT = "LIONAGI_TURNS_FOLD_SLOT_7f3a"
 
 
 def guidance_text(guidance: Any) -> str:
-    """Guidance as text for the fold: strings as they are, anything else as minimal YAML."""
-    if guidance is None or guidance == "":
+    """Guidance as text for the fold: falsy guidance (None, "", {}, [], 0) is absent, as in
+    lionagi's fold; strings are kept as they are; anything else is minimal YAML."""
+    if not guidance:
         return ""
     if isinstance(guidance, str):
         return guidance
@@ -82,7 +83,7 @@ def render_instruction(
         guidance = fold if fold else source.guidance
         content = _content(source, guidance, context, tool_schemas, response_format, structure)
         text = instruction_text(content)
-        if section and not holds_section(text, section):
+        if section and not holds_section(_guidance_part(text), section):
             options = (context, tool_schemas, response_format, structure)
             text = _splice_guidance(source, fold, *options) or _fold_first(source, fold, *options)
     if not source.images:
@@ -117,6 +118,17 @@ def _plain_text(source: InstructionContent, context: Sequence[Any], fold: str) -
     if added:
         sections.append(minimal_yaml({"Context": added}).strip())
     return "\n\n".join(s for s in sections if s)
+
+
+def _guidance_part(text: str) -> str:
+    """The leading ``Guidance`` section of a structured rendering: its first line and every
+    following line that is blank or indented (a YAML block's body). The fold must keep the
+    context section there; a copy elsewhere (an instruction quoting it) does not count."""
+    lines = text.split("\n")
+    end = 1
+    while end < len(lines) and (not lines[end] or lines[end].startswith(" ")):
+        end += 1
+    return "\n".join(lines[:end])
 
 
 def holds_section(text: str, section: str) -> bool:

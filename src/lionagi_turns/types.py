@@ -53,15 +53,24 @@ def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
         )
     if RESERVED_PROVIDER_KEY in mapping:
         raise ValueError(_RESERVED_KEY_ERROR)
-    return MappingProxyType(copy.deepcopy(dict(mapping)))
+    copied = {}
+    for key, value in mapping.items():
+        try:
+            copied[key] = copy.deepcopy(value)
+        except Exception as exc:
+            raise TypeError(
+                f"{owner}.provider_kwargs[{key!r}] ({type(value).__name__}) cannot be "
+                f"deep-copied ({exc}); pass plain data the request can own"
+            ) from exc
+    return MappingProxyType(copied)
 
 
 @dataclass(frozen=True, slots=True)
 class ContextBlock:
     """One source-attributed piece of call-local context (D3).
 
-    Both fields are non-empty strings; the registry should omit empty results before
-    constructing a block.
+    Both fields are non-empty strings that UTF-8 can encode (no lone surrogates); the registry
+    should omit empty results before constructing a block.
     """
 
     provider_name: str
@@ -84,6 +93,16 @@ class ContextBlock:
                 f"ContextBlock from provider {self.provider_name!r} has empty content: "
                 "omit empty provider results instead of building a block"
             )
+        for name in ("provider_name", "content"):
+            try:
+                getattr(self, name).encode("utf-8")
+            except UnicodeEncodeError as exc:
+                # D3's json_dumps cannot encode a lone surrogate; refuse it here, by name.
+                raise ValueError(
+                    f"ContextBlock.{name} from provider {self.provider_name!r} holds a lone "
+                    f"surrogate at index {exc.start}, which the D3 JSON section cannot "
+                    "encode; decode provider text with errors='replace'"
+                ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +145,19 @@ class TurnRequest:
         _set(self, "context_blocks", _context_blocks(self.context_blocks))
         _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "TurnRequest"))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> TurnRequest:
+        """An equal request with its own instruction copy (a read-only mapping cannot be
+        deep-copied by ``copy`` itself; construction copies everything else)."""
+        return TurnRequest(
+            instruction=copy.deepcopy(self.instruction, memo),
+            progression=self.progression,
+            tool_schemas=self.tool_schemas,
+            response_format=self.response_format,
+            structure=self.structure,
+            context_blocks=self.context_blocks,
+            provider_kwargs=self.provider_kwargs,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class CompiledChatRequest:
@@ -147,16 +179,37 @@ class CompiledChatRequest:
             raise TypeError(f"CompiledChatRequest.messages{bad} are not CompiledMessage values")
         _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "CompiledChatRequest"))
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> CompiledChatRequest:
+        """An equal compiled request sharing no mutable object with this one."""
+        return CompiledChatRequest(
+            instruction=copy.deepcopy(self.instruction, memo),
+            messages=tuple(
+                CompiledMessage(m.role, copy.deepcopy(m.content, memo)) for m in self.messages
+            ),
+            provider_kwargs=self.provider_kwargs,
+        )
+
+
+def _ordered(value: Any, name: str, what: str, single: tuple[type, ...] = ()) -> tuple[Any, ...]:
+    """``value`` as a tuple, refusing what is not an ordered sequence of items: a str, bytes,
+    mapping, set or non-iterable, or one item of the kind the sequence holds (``single``)."""
+    if isinstance(value, set | frozenset):
+        raise TypeError(
+            f"TurnRequest.{name} must be an ordered sequence ({what}), got a "
+            f"{type(value).__name__}, whose order changes between processes; pass a tuple"
+        )
+    if isinstance(value, (str, bytes, Mapping, *single)) or not hasattr(value, "__iter__"):
+        raise TypeError(
+            f"TurnRequest.{name} must be {what}, got a single {type(value).__name__}; "
+            "pass a tuple or list"
+        )
+    return tuple(value)
+
 
 def _progression(value: Any) -> tuple[UUID, ...] | None:
     if value is None:
         return None
-    if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
-        raise TypeError(
-            "TurnRequest.progression must be None or a sequence of UUIDs, got "
-            f"{type(value).__name__}"
-        )
-    ids = tuple(value)
+    ids = _ordered(value, "progression", "None or a sequence of UUIDs")
     bad = [f"[{i}]={v!r}" for i, v in enumerate(ids) if not isinstance(v, UUID)]
     if bad:
         raise TypeError(
@@ -170,12 +223,7 @@ def _progression(value: Any) -> tuple[UUID, ...] | None:
 def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
     if value is None:
         return ()
-    if isinstance(value, Mapping | str | bytes) or not hasattr(value, "__iter__"):
-        raise TypeError(
-            "TurnRequest.tool_schemas must be a sequence of schema dicts, got a single "
-            f"{type(value).__name__}; wrap it in a tuple"
-        )
-    items = tuple(value)
+    items = _ordered(value, "tool_schemas", "a sequence of schema dicts")
     bad = [f"[{i}]" for i, s in enumerate(items) if not isinstance(s, Mapping)]
     if bad:
         raise TypeError(f"TurnRequest.tool_schemas{', '.join(bad)} must be dicts")
@@ -209,12 +257,9 @@ def _check_structure(value: Any) -> None:
 def _context_blocks(value: Any) -> tuple[ContextBlock, ...]:
     if value is None:
         return ()
-    if isinstance(value, str | bytes | Mapping | ContextBlock) or not hasattr(value, "__iter__"):
-        raise TypeError(
-            "TurnRequest.context_blocks must be a sequence of ContextBlock values, got a "
-            f"single {type(value).__name__}"
-        )
-    blocks = tuple(value)
+    blocks = _ordered(
+        value, "context_blocks", "a sequence of ContextBlock values", (ContextBlock,)
+    )
     bad = [f"[{i}] ({type(b).__name__})" for i, b in enumerate(blocks)
            if not isinstance(b, ContextBlock)]
     if bad:

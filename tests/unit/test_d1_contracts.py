@@ -261,7 +261,7 @@ def test_progression_as_a_string_is_rejected(ins: Any) -> None:
     with pytest.raises(
         TypeError,
         match=r"TurnRequest\.progression must be None or a sequence "
-        r"of UUIDs, got str",
+        r"of UUIDs, got a single str",
     ):
         _request(ins, progression=str(uuid4()))
 
