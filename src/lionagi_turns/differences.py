@@ -293,45 +293,32 @@ _SectionRewrite = Callable[[dict[str, Any], _Source], dict[str, Any] | None]
 def _rewrite_user_sections(
     facts: _Facts, state: _State, pick: Callable[[_Source], bool], rewrite: _SectionRewrite
 ) -> _Step | None:
-    """Apply ``rewrite`` to each compiled user message whose source ``pick`` selects. Only the
-    sections it changes are re-rendered (with lionagi's ``minimal_yaml``); every other section
-    keeps its exact bytes."""
-    if state.compiled is None or state.legacy is None:
-        return None
-    pairs = facts.sources(state.compiled)
-    if pairs is None:
-        return None
-    compiled = list(state.compiled)
-    touched: set[int] = set()
-    for index, source in pairs:
+    """Apply ``rewrite`` to each structured (not plain_content) compiled user message whose
+    source ``pick`` selects. Only the sections it changes are re-rendered (with lionagi's
+    ``minimal_yaml``); every other section keeps its exact bytes."""
+
+    def rewrite_text(text: str, source: _Source) -> str | None:
         if source.content.plain_content or not pick(source):
-            continue
-        message = compiled[index]
-        text = _text(message["content"])
-        sections = _sections(text) if text is not None else None
+            return None
+        sections = _sections(text)
         if sections is None:
-            continue
+            return None
         values: dict[str, Any] = {}
         for position, (key, raw) in enumerate(sections):
             loaded, value = _section_value(raw, key, last=position == len(sections) - 1)
             if not loaded:
-                break
+                return None
             values[key] = value
-        else:
-            changes = rewrite(values, source)
-            if not changes or all(values.get(k) == v for k, v in changes.items()):
-                continue
-            new = [(k, _section_text(k, changes[k]) if k in changes else raw)
-                   for k, raw in sections]
-            missing = [k for k in changes if k not in values]
-            if missing:  # only Guidance can be added, and it comes first
-                new = [(k, _section_text(k, changes[k])) for k in missing] + new
-            compiled[index] = {**message, "content": _with_text(
-                message["content"], _render_sections(new))}
-            touched.add(index)
-    if not touched:
-        return None
-    return _Step(dataclasses.replace(state, compiled=compiled), frozenset(touched))
+        changes = rewrite(values, source)
+        if not changes or all(values.get(k) == v for k, v in changes.items()):
+            return None
+        new = [(k, _section_text(k, changes[k]) if k in changes else raw) for k, raw in sections]
+        missing = [k for k in changes if k not in values]
+        if missing:  # only Guidance can be added, and it comes first
+            new = [(k, _section_text(k, changes[k])) for k in missing] + new
+        return _render_sections(new)
+
+    return _rewrite_user_texts(facts, state, rewrite_text)
 
 
 # --------------------------------------------------------------------------- payload entries

@@ -20,7 +20,7 @@ Guarantees:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import yaml
@@ -80,12 +80,14 @@ def render_instruction(
     if source.plain_content:
         text = _plain_text(source, context, fold)
     else:
-        guidance = fold if fold else source.guidance
-        content = _content(source, guidance, context, tool_schemas, response_format, structure)
-        text = instruction_text(content)
+        def text_with(guidance: Any) -> str:
+            return instruction_text(
+                _content(source, guidance, context, tool_schemas, response_format, structure)
+            )
+
+        text = text_with(fold if fold else source.guidance)
         if section and not holds_section(_guidance_part(text), section):
-            options = (context, tool_schemas, response_format, structure)
-            text = _splice_guidance(source, fold, *options) or _fold_first(source, fold, *options)
+            text = _splice_guidance(text_with, fold) or _fold_first(text_with, fold)
     if not source.images:
         return text
     detail = source.image_detail
@@ -142,22 +144,15 @@ def holds_section(text: str, section: str) -> bool:
     return False
 
 
-def _splice_guidance(
-    source: InstructionContent,
-    fold: str,
-    context: Sequence[Any],
-    tool_schemas: Sequence[dict[str, Any]],
-    response_format: Any,
-    structure: Any,
-) -> str | None:
-    """Render with a placeholder guidance, then put ``fold`` in as a YAML literal block.
+def _splice_guidance(text_with: Callable[[Any], str], fold: str) -> str | None:
+    """Render (``text_with(guidance)``) with a placeholder guidance, then put ``fold`` in as a
+    YAML literal block.
 
     Used only when lionagi's emitter would not keep the context section intact (it quotes
     text with trailing spaces or tabs). None when no literal block can carry ``fold`` (the
     block must load back to exactly ``fold``).
     """
-    content = _content(source, _FOLD_SLOT, context, tool_schemas, response_format, structure)
-    text = instruction_text(content)
+    text = text_with(_FOLD_SLOT)
     head = f"Guidance: {_FOLD_SLOT}"
     block = literal_block("Guidance", fold)
     if block is None or not text.startswith(head):
@@ -168,14 +163,7 @@ def _splice_guidance(
     return block.rstrip("\n") if block.split("\n", 1)[0].endswith("-") else block
 
 
-def _fold_first(
-    source: InstructionContent,
-    fold: str,
-    context: Sequence[Any],
-    tool_schemas: Sequence[dict[str, Any]],
-    response_format: Any,
-    structure: Any,
-) -> str:
+def _fold_first(text_with: Callable[[Any], str], fold: str) -> str:
     """``fold``, verbatim, as a section of its own before the instruction's other sections.
 
     The last resort when YAML can carry ``fold`` neither as the emitter writes it nor as a
@@ -183,9 +171,7 @@ def _fold_first(
     content): the context section then still reaches the provider byte-exact on its own
     three lines, as plain_content instructions show it.
     """
-    rest = instruction_text(
-        _content(source, None, context, tool_schemas, response_format, structure)
-    )
+    rest = text_with(None)
     return fold if rest in ("", _EMPTY_DOC) else f"{fold}\n\n{rest}"
 
 
