@@ -7,6 +7,7 @@ any model call, context-provider attribution, and the one-time gap warnings.
 
 from __future__ import annotations
 
+import json
 import warnings
 from types import SimpleNamespace
 from typing import Any
@@ -22,6 +23,7 @@ from pydantic import BaseModel
 
 import lionagi_turns
 from lionagi_turns import TurnRequest, compile_chat_request, decode_context_section, integration
+from lionagi_turns.branch_io import parse_branch
 from lionagi_turns.integration import TurnsCompatibilityWarning, prepare_run_kwargs
 
 from .conftest import FakeChatModel
@@ -320,3 +322,31 @@ def test_adapter_builds_from_a_copy_when_lionagi_passes_no_ins() -> None:
     assert mine.to_dict() == before
     assert ins.id == mine.id and ins.content.guidance == "g"
     assert kw["top_p"] == 1 and kw["messages"][-1]["role"] == "user"
+
+
+async def test_branch_recorded_under_install_reloads_with_plain_lionagi(
+    fake_model: FakeChatModel,
+) -> None:
+    """design §1: compiled.instruction is a real lionagi Instruction, so a branch saved while
+    installed loads with plain lionagi and compiles to the same messages."""
+    fake_model.replies = ['{"value": 3}', "fine"]
+    branch = _branch(fake_model)
+    with lionagi_turns.installed():
+        await branch.communicate("q1", guidance="g", response_format=Answer)
+        await branch.communicate("q2", context={"k": [1, 2]})
+    saved = branch.to_dict()
+    assert not lionagi_turns.integration.is_installed()
+    # lionagi 0.36's from_dict drops msgs.system; branch_io.parse_branch restores it.
+    reloaded = parse_branch(json.loads(json.dumps(saved, default=str))).branch
+    assert reloaded.msgs.system is not None
+    assert [m.to_dict() for m in reloaded.messages] == _stored(branch)
+    for message in reloaded.messages:
+        if isinstance(message, Instruction):
+            content = message.content.to_dict()
+            assert not {"tool_schemas", "response_format", "structure"} & set(content)
+    request = TurnRequest(
+        instruction=Instruction(content=InstructionContent(instruction="q3")),  # type: ignore[call-arg]
+    )
+    assert lionagi_turns.to_provider_messages(
+        compile_chat_request(reloaded, request)
+    ) == lionagi_turns.to_provider_messages(compile_chat_request(branch, request))
