@@ -133,6 +133,17 @@ def parse_context(values: Sequence[str]) -> tuple[ContextBlock, ...]:
     return tuple(blocks)
 
 
+def _turn_inputs(
+    path: str, instruction: str | None, context: Sequence[str] | None
+) -> tuple[LoadedBranch, tuple[ContextBlock, ...]]:
+    """The options of a command that compiles a turn, checked, then the branch loaded; exits 2
+    on a blank ``--instruction``, a malformed ``--context`` or an unreadable branch."""
+    if instruction is not None and not instruction.strip():
+        _die(EXIT_BAD_INPUT, "bad option: --instruction must have visible text")
+    blocks = _blocks(context)
+    return _load(path), blocks
+
+
 def _blocks(values: Sequence[str] | None) -> tuple[ContextBlock, ...]:
     try:
         return parse_context(values or ())
@@ -518,10 +529,7 @@ def compile_command(
     format: FormatOpt = Format.text,
 ) -> None:
     """Print the provider messages the next turn sends (ADR-0007 compile_chat_request)."""
-    if instruction is not None and not instruction.strip():
-        _die(EXIT_BAD_INPUT, "bad option: --instruction must have visible text")
-    blocks = _blocks(context)
-    loaded = _load(path)
+    loaded, blocks = _turn_inputs(path, instruction, context)
     try:
         report, fold = _compile(loaded, instruction, blocks)
     except (ValueError, TypeError) as exc:
@@ -661,10 +669,7 @@ def diff_command(
     context: ContextOpt = None,
 ) -> None:
     """Show lionagi 0.36's payload against the compiled one, labelled by intended difference."""
-    if instruction is not None and not instruction.strip():
-        _die(EXIT_BAD_INPUT, "bad option: --instruction must have visible text")
-    blocks = _blocks(context)
-    loaded = _load(path)
+    loaded, blocks = _turn_inputs(path, instruction, context)
     try:
         from . import differences
     except ImportError as exc:  # pragma: no cover - the module ships with the package
