@@ -51,7 +51,7 @@ from lionagi.operations.types import ChatParam
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns._cache import no_fast_path
+from lionagi_turns._fast.cache import no_fast_path
 
 TARGETS = {"cold": 0.5, "warm": 0.2}
 TARGET_MIN_SIZE = 1000

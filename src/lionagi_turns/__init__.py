@@ -1,13 +1,28 @@
-"""lionagi-turns: ADR-0007's canonical turn-request compiler for lionagi 0.36."""
+"""lionagi-turns: ADR-0007's canonical turn-request compiler for lionagi 0.36.
 
-from .compiler import compile_chat_request
-from .durable import DurableInstructionContent, durable_instruction
-from .envelope import decode_context_section, encode_context_section
-from .history import HistoryError, UnknownMessageTypeError
-from .integration import install, installed, uninstall
-from .prepare_compat import prepare_messages_for_chat
-from .providers import check_image_hosts, to_provider_messages
-from .types import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
+The public API is exactly ``__all__`` (pinned by ``tests/unit/test_public_api.py``); every
+module whose name starts with ``_`` is internal. Layout: ``docs/architecture.md``.
+"""
+
+from . import _moved
+from ._compiler import compile_chat_request
+from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
+from ._durable import DurableInstructionContent, durable_instruction
+from ._envelope import decode_context_section, encode_context_section
+from ._fast.switch import no_fast_path
+from ._history import HistoryError, UnknownMessageTypeError
+from ._providers import check_image_hosts, to_provider_messages
+from .integration import (
+    IntegrationError,
+    TurnsCompatibilityWarning,
+    install,
+    installed,
+    is_installed,
+    uninstall,
+)
+from .integration._prepare_compat import prepare_messages_for_chat
+
+_moved.register()
 
 __all__ = (
     "CompiledChatRequest",
@@ -15,7 +30,9 @@ __all__ = (
     "ContextBlock",
     "DurableInstructionContent",
     "HistoryError",
+    "IntegrationError",
     "TurnRequest",
+    "TurnsCompatibilityWarning",
     "UnknownMessageTypeError",
     "check_image_hosts",
     "compile_chat_request",
@@ -24,9 +41,11 @@ __all__ = (
     "encode_context_section",
     "install",
     "installed",
+    "is_installed",
+    "no_fast_path",
     "prepare_messages_for_chat",
     "to_provider_messages",
     "uninstall",
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -1,4 +1,4 @@
-"""lionagi_turns.legacy: lionagi 0.36's own payload, live, without side effects on the request."""
+"""characterize.legacy: lionagi 0.36's own payload, live, without side effects on the request."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from lionagi._errors import NotFoundError
 from scenarios import TOOL, Verdict, by_id, request_for
 
 from lionagi_turns import ContextBlock, TurnRequest
-from lionagi_turns.legacy import (
+from lionagi_turns.characterize.legacy import (
     LEGACY_PREPARE,
     legacy_instruction,
     legacy_messages,

@@ -13,7 +13,7 @@ from lionagi.protocols.generic.log import Log
 from lionagi.protocols.generic.progression import Progression
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns.branch_io import load_branch
+from lionagi_turns.cli._load import load_branch
 
 from .conftest import EXAMPLES, save
 

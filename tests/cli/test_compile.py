@@ -13,9 +13,9 @@ from lionagi_turns import (
     decode_context_section,
     to_provider_messages,
 )
-from lionagi_turns.branch_io import load_branch
-from lionagi_turns.cli import DEFAULT_INSTRUCTION, compile_report
-from lionagi_turns.envelope import find_context_section
+from lionagi_turns._envelope import find_context_section
+from lionagi_turns.cli._app import DEFAULT_INSTRUCTION, compile_report
+from lionagi_turns.cli._load import load_branch
 
 from .conftest import EXAMPLES
 

@@ -315,7 +315,7 @@ async def test_the_matrix_sees_lionagi_s_own_payload_when_not_installed(
     """Without the compiler, lionagi 0.36 sends its legacy payload (here: blocks joined straight
     onto the system text, no envelope) on both sides, so the comparisons above are not
     vacuous: they hold only because both surfaces go through compile_chat_request."""
-    from lionagi_turns import integration
+    from lionagi_turns.integration import _install as integration
 
     scenario = catalogue.by_id("context-blocks-system")
     integration.uninstall()

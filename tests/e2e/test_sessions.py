@@ -24,9 +24,9 @@ from lionagi_turns import (
     TurnRequest,
     compile_chat_request,
     encode_context_section,
-    integration,
     to_provider_messages,
 )
+from lionagi_turns.integration import _install as integration
 
 from .harness import BoundarySpy, CompileTap, collect, recompiled
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from lionagi import iModel
 
-from lionagi_turns import integration
+from lionagi_turns.integration import _install as integration
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from pydantic import BaseModel
 
 from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request
-from lionagi_turns.adapters import (
+from lionagi_turns.integration._adapters import (
     context_blocks_from_report,
     isolate_instruction,
     legacy_progression,

@@ -22,9 +22,10 @@ from lionagi.service.token_calculator import TokenCalculator
 from pydantic import BaseModel
 
 import lionagi_turns
-from lionagi_turns import TurnRequest, compile_chat_request, decode_context_section, integration
-from lionagi_turns.branch_io import parse_branch
+from lionagi_turns import TurnRequest, compile_chat_request, decode_context_section
+from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.integration import TurnsCompatibilityWarning, prepare_run_kwargs
+from lionagi_turns.integration import _install as integration
 
 from .conftest import FakeChatModel
 

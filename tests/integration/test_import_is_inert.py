@@ -47,7 +47,7 @@ for info in pkgutil.walk_packages(lionagi_turns.__path__, "lionagi_turns."):
 after = sites()
 changed = [name for name in before if after[name] is not before[name]]
 assert not changed, changed
-from lionagi_turns import integration
+from lionagi_turns.integration import _install as integration
 assert not integration.is_installed()
 print("inert")
 """

@@ -15,8 +15,9 @@ from lionagi.protocols import messages as messages_pkg
 from lionagi.protocols.messages import prepare as prepare_mod
 
 import lionagi_turns
-from lionagi_turns import integration, prepare_compat
 from lionagi_turns.integration import IntegrationError
+from lionagi_turns.integration import _install as integration
+from lionagi_turns.integration import _prepare_compat as prepare_compat
 
 SITES = [
     (chat_mod, "_prepare_run_kwargs", integration.prepare_run_kwargs),

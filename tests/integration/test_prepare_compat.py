@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 import lionagi_turns
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns.prepare_compat import UNSUPPORTED_OPTIONS, prepare_messages_for_chat
+from lionagi_turns.integration._prepare_compat import UNSUPPORTED_OPTIONS, prepare_messages_for_chat
 
 LEGACY = lionagi_prepare.prepare_messages_for_chat
 

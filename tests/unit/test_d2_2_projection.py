@@ -7,7 +7,7 @@ from lionagi.protocols.messages import Instruction, Message, MessageRole
 from pydantic import BaseModel
 
 from lionagi_turns import TurnRequest, UnknownMessageTypeError, compile_chat_request
-from lionagi_turns.history import project_history
+from lionagi_turns._history import project_history
 
 from ._support import (
     add_action_pair,

@@ -13,7 +13,7 @@ from lionagi_turns import (
     decode_context_section,
     encode_context_section,
 )
-from lionagi_turns.envelope import find_context_section
+from lionagi_turns._envelope import find_context_section
 
 from ._support import add_assistant, add_instruction, branch, loaded, text_of
 

@@ -17,7 +17,7 @@ from lionagi._errors import EmptyOutgoingContentError
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
 
 from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request, encode_context_section
-from lionagi_turns.envelope import find_context_section
+from lionagi_turns._envelope import find_context_section
 
 from ._support import (
     add_action_pair,
@@ -122,7 +122,7 @@ def test_equal_results_in_one_batch_are_appended_once() -> None:
 
 
 def test_current_turn_with_text_that_renders_empty_raises(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lionagi_turns.compiler as compiler
+    import lionagi_turns._compiler as compiler
 
     real = compiler.render_instruction
 

@@ -9,7 +9,7 @@ from lionagi import Branch
 from lionagi.libs.schema.minimal_yaml import minimal_yaml as lionagi_minimal_yaml
 
 from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request
-from lionagi_turns._fastyaml import minimal_yaml
+from lionagi_turns._fast.yaml import minimal_yaml
 
 from ._support import add_assistant, add_instruction, assert_same_state, branch, branch_state
 
@@ -80,7 +80,7 @@ def test_a_quoted_copy_of_the_section_does_not_stand_in_for_the_fold(where: str)
     # Before: the check that the fold kept the D3 section on its own lines also accepted a copy
     # of the section in the Instruction or Context block, so with trailing spaces in the system
     # text the real fold went out as one double-quoted line.
-    from lionagi_turns.envelope import encode_context_section, find_context_section
+    from lionagi_turns._envelope import encode_context_section, find_context_section
 
     blocks = (ContextBlock(provider_name="memory", content="fact"),)
     section = encode_context_section(blocks)

@@ -51,19 +51,19 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .branch_io import BranchLoadError, LoadedBranch, load_branch
-from .compiler import compile_chat_request
-from .envelope import BEGIN_MARKER, END_MARKER, encode_context_section
-from .history import (
+from .._compiler import compile_chat_request
+from .._contracts import ContextBlock, TurnRequest
+from .._envelope import BEGIN_MARKER, END_MARKER, encode_context_section
+from .._history import (
     HistoryError,
     InstructionTurn,
     UnknownMessageTypeError,
     project_history,
     select_ids,
 )
-from .providers import to_provider_messages
-from .render import guidance_text
-from .types import ContextBlock, TurnRequest
+from .._providers import to_provider_messages
+from .._render import guidance_text
+from ._load import BranchLoadError, LoadedBranch, load_branch
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -671,7 +671,7 @@ def diff_command(
     """Show lionagi 0.36's payload against the compiled one, labelled by intended difference."""
     loaded, blocks = _turn_inputs(path, instruction, context)
     try:
-        from . import differences
+        from ..characterize import registry as differences
     except ImportError as exc:  # pragma: no cover - the module ships with the package
         _die(EXIT_INTERNAL, f"the intended-difference registry is unavailable: {exc}")
     branch = loaded.branch

@@ -15,7 +15,7 @@ from typing import Any
 
 from lionagi.protocols.messages.validators import validate_image_url
 
-from .types import CompiledChatRequest
+from ._contracts import CompiledChatRequest
 
 __all__ = ("check_image_hosts", "to_provider_messages")
 

@@ -43,10 +43,10 @@ from lionagi.protocols.messages import prepare as _lionagi_prepare
 from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.message import MessageContent
 
-from .adapters import progression_ids
-from .compiler import compile_chat_request
-from .providers import check_image_hosts, to_provider_messages
-from .types import TurnRequest
+from .._compiler import compile_chat_request
+from .._contracts import TurnRequest
+from .._providers import check_image_hosts, to_provider_messages
+from ._adapters import progression_ids
 
 if TYPE_CHECKING:
     from lionagi.protocols.generic.pile import Pile

@@ -37,8 +37,8 @@ from typing import Any
 from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.message import _content_has_untracked_mutable
 
-from ._switch import ENV_VAR, fast_path_enabled, no_fast_path
-from .render import render_instruction
+from .._render import render_instruction
+from .switch import ENV_VAR, fast_path_enabled, no_fast_path
 
 __all__ = ("ENV_VAR", "cache_size", "clear", "fast_path_enabled", "no_fast_path", "render_durable")
 

@@ -42,8 +42,9 @@ from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.validators import validate_image_url
 
-from .compiler import compile_chat_request
-from .history import (
+from .._compiler import compile_chat_request
+from .._contracts import TurnRequest
+from .._history import (
     CONSECUTIVE_INSTRUCTIONS,
     HistoryError,
     InstructionTurn,
@@ -52,9 +53,8 @@ from .history import (
     project_history,
     select_ids,
 )
+from .._providers import check_image_hosts, to_provider_messages
 from .legacy import legacy_messages, legacy_messages_for_view
-from .providers import check_image_hosts, to_provider_messages
-from .types import TurnRequest
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

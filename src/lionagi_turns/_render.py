@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from ._fastyaml import instruction_text, minimal_yaml
+from ._fast.yaml import instruction_text, minimal_yaml
 
 __all__ = (
     "guidance_text",

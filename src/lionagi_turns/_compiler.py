@@ -46,12 +46,12 @@ from lionagi._errors import EmptyOutgoingContentError
 from lionagi.protocols.messages import MessageRole
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from . import _cache
-from .durable import durable_instruction
-from .envelope import encode_context_section
-from .history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
-from .render import guidance_text, render_instruction
-from .types import CompiledChatRequest, CompiledMessage, TurnRequest
+from ._contracts import CompiledChatRequest, CompiledMessage, TurnRequest
+from ._durable import durable_instruction
+from ._envelope import encode_context_section
+from ._fast import cache as _cache
+from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
+from ._render import guidance_text, render_instruction
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

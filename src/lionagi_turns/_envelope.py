@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from lionagi.ln import json_dumps
 
-from .types import ContextBlock
+from ._contracts import ContextBlock
 
 __all__ = ("BEGIN_MARKER", "END_MARKER", "decode_context_section", "encode_context_section")
 

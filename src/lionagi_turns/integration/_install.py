@@ -50,10 +50,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
-from .compiler import compile_chat_request
-from .prepare_compat import prepare_messages_for_chat
-from .providers import check_image_hosts, to_provider_messages
+from .._compiler import compile_chat_request
+from .._providers import check_image_hosts, to_provider_messages
+from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
+from ._prepare_compat import prepare_messages_for_chat
 
 if TYPE_CHECKING:
     from lionagi.operations.types import ChatParam

@@ -35,7 +35,7 @@ import yaml
 from lionagi.libs.schema import minimal_yaml as _lionagi_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from ._switch import fast_path_enabled
+from .switch import fast_path_enabled
 
 __all__ = ("C_EMITTER_AVAILABLE", "in_domain", "instruction_text", "minimal_yaml")
 

@@ -1,0 +1,1 @@
+"""The fast path: byte-identical faster rendering, switchable off (``switch``)."""
