@@ -215,7 +215,7 @@ def _progression(value: Any) -> tuple[UUID, ...] | None:
         raise TypeError(
             "TurnRequest.progression holds non-UUID items at "
             f"{', '.join(bad)}; convert ids with uuid.UUID(...) or use "
-            "lionagi_turns.adapters.progression_ids()"
+            "lionagi_turns.integration.progression_ids()"
         )
     return ids
 

@@ -174,43 +174,20 @@ async def drive_run(scenario: catalogue.Scenario, fake: FakeClaude,
     return messages
 
 
-# Each (scenario, side) is driven once per session and shared by the three comparisons.
-_observed: dict[tuple[str, str], Messages] = {}
-
-
-async def observed_chat(scenario, chat_server, openai_model) -> Messages:
-    key = (scenario.id, "chat")
-    if key not in _observed:
-        _observed[key] = await drive_http("chat", scenario, chat_server, openai_model)
-    return _observed[key]
-
-
-async def observed_run(scenario, fake_claude, claude_model) -> Messages:
-    key = (scenario.id, "run")
-    if key not in _observed:
-        _observed[key] = await drive_run(scenario, fake_claude, claude_model)
-    return _observed[key]
-
-
 # ------------------------------------------------------------------------------ the matrix
 
 
 @pytest.mark.parametrize("scenario", DRIVEN, ids=_ids(DRIVEN))
-async def test_chat_sends_the_compiled_messages(scenario, chat_server, openai_model) -> None:
-    assert await observed_chat(scenario, chat_server, openai_model) == _expected(scenario)
-
-
-@pytest.mark.parametrize("scenario", DRIVEN, ids=_ids(DRIVEN))
-async def test_run_sends_the_compiled_messages(scenario, fake_claude, claude_model) -> None:
-    assert await observed_run(scenario, fake_claude, claude_model) == _expected(scenario)
-
-
-@pytest.mark.parametrize("scenario", DRIVEN, ids=_ids(DRIVEN))
-async def test_chat_and_run_send_identical_messages(
+async def test_chat_and_run_send_the_compiled_messages(
     scenario, chat_server, openai_model, fake_claude, claude_model
 ) -> None:
-    chat = await observed_chat(scenario, chat_server, openai_model)
-    run = await observed_run(scenario, fake_claude, claude_model)
+    """Each side is driven by this test itself: chat over HTTP and run over the CLI both send
+    exactly the independent compile, hence the same messages."""
+    expected = _expected(scenario)
+    chat = await drive_http("chat", scenario, chat_server, openai_model)
+    run = await drive_run(scenario, fake_claude, claude_model)
+    assert chat == expected
+    assert run == expected
     assert chat == run
 
 

@@ -65,7 +65,7 @@ from .test_matrix import (
     _expected,
     _ids,
     _prepare,
-    observed_chat,
+    drive_http,
 )
 
 pytestmark = [
@@ -288,48 +288,20 @@ async def drive_react_run(scenario: catalogue.Scenario, fake: FakeClaude,
     return ReActObservation(spy.payloads, _expectations(scenario, branch, first, spy, view, before))
 
 
-_observed: dict[tuple[str, str], ReActObservation] = {}
-
-
-async def observed_react_chat(scenario, chat_server, openai_model) -> ReActObservation:
-    key = (scenario.id, "chat")
-    if key not in _observed:
-        _observed[key] = await drive_react_http(scenario, chat_server, openai_model)
-    return _observed[key]
-
-
-async def observed_react_run(scenario, fake_claude, claude_model) -> ReActObservation:
-    key = (scenario.id, "run")
-    if key not in _observed:
-        _observed[key] = await drive_react_run(scenario, fake_claude, claude_model)
-    return _observed[key]
-
-
 # ------------------------------------------------------------------------------ the matrix
 
 
 @pytest.mark.parametrize("scenario", REACTED, ids=_ids(REACTED))
-async def test_react_chat_sends_the_compiled_messages(scenario, chat_server,
-                                                      openai_model) -> None:
-    seen = await observed_react_chat(scenario, chat_server, openai_model)
-    for number, (sent, expected) in enumerate(zip(seen.sent, seen.expected, strict=True), 1):
-        assert sent == expected, f"ReAct call {number}"
-
-
-@pytest.mark.parametrize("scenario", REACTED, ids=_ids(REACTED))
-async def test_react_run_sends_the_compiled_messages(scenario, fake_claude,
-                                                     claude_model) -> None:
-    seen = await observed_react_run(scenario, fake_claude, claude_model)
-    for number, (sent, expected) in enumerate(zip(seen.sent, seen.expected, strict=True), 1):
-        assert sent == expected, f"ReAct call {number}"
-
-
-@pytest.mark.parametrize("scenario", REACTED, ids=_ids(REACTED))
-async def test_react_chat_and_run_send_identical_messages(
+async def test_react_chat_and_run_send_the_compiled_messages(
     scenario, chat_server, openai_model, fake_claude, claude_model
 ) -> None:
-    chat = await observed_react_chat(scenario, chat_server, openai_model)
-    run = await observed_react_run(scenario, fake_claude, claude_model)
+    """Both sides are driven here: every ReAct call over HTTP and over the CLI sends exactly
+    the independent compile of that call, so the two sides send the same messages."""
+    chat = await drive_react_http(scenario, chat_server, openai_model)
+    run = await drive_react_run(scenario, fake_claude, claude_model)
+    for seen in (chat, run):
+        for number, (sent, expected) in enumerate(zip(seen.sent, seen.expected, strict=True), 1):
+            assert sent == expected, f"ReAct call {number}"
     assert chat.sent == run.sent
 
 
@@ -339,7 +311,7 @@ async def test_react_first_call_equals_chat_for_the_same_turn(
 ) -> None:
     """``Branch.chat`` sending ReAct's first turn (its instruction text, format and tools) posts
     exactly ReAct's first call; and that call's history equals the plain chat turn's."""
-    react = await observed_react_chat(scenario, chat_server, openai_model)
+    react = await drive_react_http(scenario, chat_server, openai_model)
     same_turn = react_calls(scenario)[0]
     branch, _ = _prepare(scenario, openai_model())
     kwargs = {k: v for k, v in same_turn.items() if k != "imodel_kw"}
@@ -350,7 +322,7 @@ async def test_react_first_call_equals_chat_for_the_same_turn(
     assert len(posted) == 1
     assert posted[0].messages == react.sent[0]
 
-    plain = await observed_chat(scenario, chat_server, openai_model)
+    plain = await drive_http("chat", scenario, chat_server, openai_model)
     assert react.sent[0][:-1] == plain[:-1]
     assert react.sent[0][-1]["role"] == plain[-1]["role"] == "user"
 

@@ -246,43 +246,29 @@ async def drive_operate_tools(scenario, side, chat_server, openai_model, fake_cl
     return sent
 
 
-_DRIVERS = {"format": drive_operate_format, "tools": drive_operate_tools}
-_operated: dict[tuple[str, str, str], list[Messages]] = {}
-
-
-async def observed_operate(kind: str, scenario: catalogue.Scenario, side: str,
-                           *fixtures: Any) -> list[Messages]:
-    """Each (kind, scenario, side) is driven once per session and shared by the tests."""
-    key = (kind, scenario.id, side)
-    if key not in _operated:
-        _operated[key] = await _DRIVERS[kind](scenario, side, *fixtures)
-    return _operated[key]
-
-
-@pytest.mark.parametrize("side", ["chat", "run"])
 @pytest.mark.parametrize("scenario", STRUCTURED_OPERATED, ids=_ids(STRUCTURED_OPERATED))
-async def test_operate_with_response_format(scenario, side, chat_server, openai_model,
+async def test_operate_with_response_format(scenario, chat_server, openai_model,
                                             fake_claude, claude_model) -> None:
-    await observed_operate("format", scenario, side, chat_server, openai_model, fake_claude,
-                           claude_model)
-
-
-@pytest.mark.parametrize("side", ["chat", "run"])
-@pytest.mark.parametrize("scenario", TOOL_OPERATED, ids=_ids(TOOL_OPERATED))
-async def test_operate_with_tools_over_two_turns(scenario, side, chat_server, openai_model,
-                                                 fake_claude, claude_model) -> None:
-    await observed_operate("tools", scenario, side, chat_server, openai_model, fake_claude,
-                           claude_model)
-
-
-_PAIRS = [("format", s) for s in STRUCTURED_OPERATED] + [("tools", s) for s in TOOL_OPERATED]
-
-
-@pytest.mark.parametrize(("kind", "scenario"), _PAIRS, ids=[f"{k}-{s.id}" for k, s in _PAIRS])
-async def test_operate_sends_identical_messages_on_chat_and_run(
-    kind, scenario, chat_server, openai_model, fake_claude, claude_model
-) -> None:
+    """One operate turn with a response format on each side: exactly one request each, carrying
+    the ResponseFormat section, and the same messages on chat and run (the drivers also check
+    each side against the independent compile and the parsed result)."""
     fixtures = (chat_server, openai_model, fake_claude, claude_model)
-    chat = await observed_operate(kind, scenario, "chat", *fixtures)
-    run = await observed_operate(kind, scenario, "run", *fixtures)
+    chat = await drive_operate_format(scenario, "chat", *fixtures)
+    run = await drive_operate_format(scenario, "run", *fixtures)
+    assert len(chat) == 1
+    assert "ResponseFormat" in chat[0][-1]["content"]
+    assert chat == run
+
+
+@pytest.mark.parametrize("scenario", TOOL_OPERATED, ids=_ids(TOOL_OPERATED))
+async def test_operate_with_tools_over_two_turns(scenario, chat_server, openai_model,
+                                                 fake_claude, claude_model) -> None:
+    """Two operate turns with a tool on each side: the first request offers the tool, the second
+    sees its result folded into the instruction, and chat and run send the same messages."""
+    fixtures = (chat_server, openai_model, fake_claude, claude_model)
+    chat = await drive_operate_tools(scenario, "chat", *fixtures)
+    run = await drive_operate_tools(scenario, "run", *fixtures)
+    assert len(chat) == 2
+    assert "lookup" in chat[0][-1]["content"]
+    assert "hits: 3" in chat[1][-1]["content"]
     assert chat == run
