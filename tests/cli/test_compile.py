@@ -14,6 +14,7 @@ from lionagi_turns import (
     to_provider_messages,
 )
 from lionagi_turns._envelope import find_context_section
+from lionagi_turns._measure import count_tokens
 from lionagi_turns.cli._app import DEFAULT_INSTRUCTION, compile_report
 from lionagi_turns.cli._load import load_branch
 
@@ -77,12 +78,13 @@ def test_section_sizes_partition_the_messages(run_cli, conversation: Path) -> No
     assert sections["guidance"]["characters"] == len("Show your work.")
     assert sections["context_blocks"]["count"] == 1
     assert out["fold"] == {"message_index": 0, "sections": ["system", "context", "guidance"]}
-    tokenizer = out["tokenizer"]
-    counts = [s["tokens"] for s in sections.values()]
-    if tokenizer["available"]:
-        assert all(isinstance(c, int) for c in counts) and tokenizer["reason"] is None
-    else:  # offline here: tiktoken cannot download its encoding
-        assert counts == [None] * len(counts) and "o200k_base" in tokenizer["reason"]
+    assert out["tokenizer"] == {"encoding": "o200k_base", "package": "bpe-openai"}
+    assert sections["system"]["tokens"] == count_tokens("You are terse.\nAnswer in English.")
+    assert sections["guidance"]["tokens"] == count_tokens("Show your work.")
+    assert sections["total"]["tokens"] == sum(count_tokens(t) for t in texts)
+    assert sections["history"]["tokens"] + sections["current_turn"]["tokens"] == sum(
+        count_tokens(t) for t in texts
+    )
 
 
 def test_text_view_marks_fold_sections_and_envelope(run_cli) -> None:

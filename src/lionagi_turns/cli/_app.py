@@ -20,11 +20,11 @@ bad option) with one line on stderr naming the file and the problem, and 3 for a
 
 ``compile --format json`` prints one object: ``messages`` is exactly
 ``to_provider_messages(compile_chat_request(branch, request))``; ``sections`` gives characters
-(text only; images are counted, not measured) and tokens per section. Tokens are counted with
-tiktoken's ``o200k_base`` when it loads without network access, else they are ``null`` and
-``tokenizer.reason`` says why. The system, context-block and guidance sections are parts of the
-fold and are also counted inside the message that carries it (``fold.message_index``); history
-and current turn partition the messages.
+(text only; images are counted, not measured) and tokens per section, counted offline with
+``o200k_base`` (``lionagi_turns._measure``; ``tokenizer`` names the encoding). The system,
+context-block and guidance sections are parts of the fold and are also counted inside the
+message that carries it (``fold.message_index``); history and current turn partition the
+messages.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ import difflib
 import json
 import os
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -61,6 +60,8 @@ from .._history import (
     project_history,
     select_ids,
 )
+from .._measure import ENCODING as TOKEN_ENCODING
+from .._measure import count_tokens
 from .._providers import to_provider_messages
 from .._render import guidance_text
 from ._load import BranchLoadError, LoadedBranch, load_branch
@@ -78,8 +79,6 @@ __all__ = (
 )
 
 DEFAULT_INSTRUCTION = "(next instruction)"
-TOKEN_ENCODING = "o200k_base"
-_TOKENIZER_TIMEOUT = 10.0
 
 EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -162,56 +161,7 @@ def _one_line(text: str) -> str:
 
 # --------------------------------------------------------------------------- tokens
 
-
-@dataclass(frozen=True, slots=True)
-class Tokenizer:
-    """A text -> token count function, or why there is none."""
-
-    name: str
-    count: Callable[[str], int] | None
-    reason: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "available": self.count is not None, "reason": self.reason}
-
-
-_tokenizer: Tokenizer | None = None
-
-
-def tokenizer() -> Tokenizer:
-    """tiktoken's ``o200k_base`` if it loads (from its local cache; a download attempt is cut
-    off after a few seconds), else a Tokenizer with ``count=None`` and the reason. Cached."""
-    global _tokenizer
-    if _tokenizer is None:
-        _tokenizer = _load_tokenizer()
-    return _tokenizer
-
-
-def _load_tokenizer() -> Tokenizer:
-    name = f"tiktoken/{TOKEN_ENCODING}"
-    hint = "put the encoding file in TIKTOKEN_CACHE_DIR to count tokens offline"
-    try:
-        import tiktoken
-    except ImportError:
-        return Tokenizer(name, None, "tiktoken is not installed")
-    box: dict[str, Any] = {}
-
-    def load() -> None:
-        try:
-            box["encoding"] = tiktoken.get_encoding(TOKEN_ENCODING)
-        except Exception as exc:  # network, cache or plugin failure: all mean "no tokenizer"
-            box["error"] = type(exc).__name__
-
-    worker = threading.Thread(target=load, daemon=True)
-    worker.start()
-    worker.join(_TOKENIZER_TIMEOUT)
-    if "encoding" in box:
-        encoding = box["encoding"]
-        return Tokenizer(name, lambda text: len(encoding.encode(text, disallowed_special=())), None)
-    error = box.get("error", f"timed out after {_TOKENIZER_TIMEOUT:g}s")
-    return Tokenizer(
-        name, None, f"tiktoken could not load {TOKEN_ENCODING} without network ({error}); {hint}"
-    )
+TOKENIZER = {"encoding": TOKEN_ENCODING, "package": "bpe-openai"}
 
 
 # --------------------------------------------------------------------------- compile
@@ -226,10 +176,10 @@ def _text_of(content: Any) -> tuple[str, int]:
     return "\n".join(texts), images
 
 
-def _size(texts: Sequence[str], tok: Tokenizer, images: int | None = None) -> dict[str, Any]:
+def _size(texts: Sequence[str], images: int | None = None) -> dict[str, Any]:
     size: dict[str, Any] = {
         "characters": sum(len(t) for t in texts),
-        "tokens": sum(tok.count(t) for t in texts) if tok.count is not None else None,
+        "tokens": sum(count_tokens(t) for t in texts),
     }
     if images is not None:
         size["images"] = images
@@ -287,7 +237,6 @@ def _compile(
     text = DEFAULT_INSTRUCTION if instruction is None else instruction
     request = _request(branch, text, blocks)
     messages = to_provider_messages(compile_chat_request(branch, request))
-    tok = tokenizer()
     fold = _fold_parts(branch, request, messages)
     history = [_text_of(m["content"]) for m in messages[:-1]]
     current = [_text_of(m["content"]) for m in messages[-1:]]
@@ -301,20 +250,20 @@ def _compile(
         "messages": messages,
         "fold": {"message_index": fold.message_index, "sections": [s for s, _ in fold.sections()]},
         "sections": {
-            "system": _size([fold.system], tok),
-            "context_blocks": {"count": len(blocks), **_size([fold.context], tok)},
-            "guidance": _size([fold.guidance], tok),
+            "system": _size([fold.system]),
+            "context_blocks": {"count": len(blocks), **_size([fold.context])},
+            "guidance": _size([fold.guidance]),
             "history": {
                 "messages": len(history),
-                **_size([t for t, _ in history], tok, sum(n for _, n in history)),
+                **_size([t for t, _ in history], sum(n for _, n in history)),
             },
-            "current_turn": _size([t for t, _ in current], tok, sum(n for _, n in current)),
+            "current_turn": _size([t for t, _ in current], sum(n for _, n in current)),
             "total": {
                 "messages": len(messages),
-                **_size([t for t, _ in everything], tok, sum(n for _, n in everything)),
+                **_size([t for t, _ in everything], sum(n for _, n in everything)),
             },
         },
-        "tokenizer": tok.to_dict(),
+        "tokenizer": dict(TOKENIZER),
     }
     return report, fold
 
@@ -401,7 +350,6 @@ def _render_compile(
 ) -> None:
     branch = loaded.branch
     messages: list[dict[str, Any]] = report["messages"]
-    tok = tokenizer()
     request_blocks = report["sections"]["context_blocks"]["count"]
     fold_index = fold.message_index
     system = branch.msgs.system
@@ -438,7 +386,7 @@ def _render_compile(
         text, images = _text_of(message["content"])
         size = {
             "characters": len(text),
-            "tokens": tok.count(text) if tok.count is not None else None,
+            "tokens": count_tokens(text),
             "images": images,
         }
 
@@ -481,12 +429,10 @@ def _render_compile(
         "total": f"{sections['total']['messages']} message(s)",
     }
     for name, size in sections.items():
-        tokens = "—" if size["tokens"] is None else f"{size['tokens']:,}"
+        tokens = f"{size['tokens']:,}"
         extra = f" · {size['images']} image(s)" if size.get("images") else ""
         table.add_row(name, f"{size['characters']:,}", tokens, notes[name] + extra)
     console.print(table)
-    if tok.count is None:
-        console.print(Text(f"tokens not counted: {tok.reason}", style="dim"))
 
 
 def _compile_error(loaded: LoadedBranch, exc: Exception) -> NoReturn:
