@@ -31,8 +31,9 @@ Guarantees:
   definition); otherwise it raises ``IntegrationError`` and changes nothing. It is idempotent.
 - ``uninstall()`` restores exactly the objects ``install()`` replaced; it refuses (changing
   nothing) when another patch was put on top of one of ours.
-- Both hold one process-wide lock. ``installed()`` is a context manager that uninstalls on exit
-  only if it was the one that installed.
+- All three hold one process-wide lock. ``installed()`` scopes are reference-counted: nested or
+  overlapping scopes (any threads or tasks) keep the compiler installed until the last one
+  exits, which uninstalls only if the scopes installed it (see ``installed``).
 - Known gaps (design §5) warn once per process with ``TurnsCompatibilityWarning``: prompt-cache
   endpoints (``places_prompt_cache``; lionagi's ``system_blocks`` are not produced), ReAct's
   context de-dup (not reproduced), and a resumed CLI session (only the last message is sent).
@@ -44,7 +45,7 @@ import importlib
 import importlib.metadata
 import threading
 import warnings
-from collections import OrderedDict
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -128,15 +129,17 @@ def _reset_warnings() -> None:
 
 # ------------------------------------------------------------------- structure propagation
 
-# Compiled instructions carry no response_format, so lionagi's _try_propagate_structure finds no
-# Structure on them. The adapter records, per recorded content object, the Structure the request
-# rendered; ``propagate_structure`` hands it to parsing. Bounded: only the latest calls matter.
-_STRUCTURES_MAX = 512
-_structures: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+# Compiled instructions carry no response_format (D1), so lionagi's _try_propagate_structure
+# finds no Structure on them. The adapter hands the Structure the request rendered to parsing
+# through a mapping from the recorded content's id to a weak reference to the recorded
+# Instruction that owns it. Nothing is evicted while that Instruction lives (a finalizer drops
+# the entry when it is collected), and a lookup matches only while that very Instruction still
+# holds that very content object, so a reused id can never hand over another call's Structure.
+_structures: dict[int, tuple[weakref.ref[Any], Any]] = {}
 _structures_lock = threading.Lock()
 
 
-def _remember_structure(content: Any, response_format: Any, structure: Any) -> None:
+def _remember_structure(owner: Any, response_format: Any, structure: Any) -> None:
     if response_format is None:
         return
     from lionagi.protocols.messages.instruction import _build_structure, _resolve_structure_cls
@@ -144,17 +147,27 @@ def _remember_structure(content: Any, response_format: Any, structure: Any) -> N
     instance = _build_structure(response_format, _resolve_structure_cls(structure))
     if instance is None:
         return
+    key = id(owner.content)
+    ref = weakref.ref(owner)
     with _structures_lock:
-        _structures[id(content)] = (content, instance)
-        _structures.move_to_end(id(content))
-        while len(_structures) > _STRUCTURES_MAX:
-            _structures.popitem(last=False)
+        _structures[key] = (ref, instance)
+    weakref.finalize(owner, _forget_structure, key, ref)
+
+
+def _forget_structure(key: int, ref: weakref.ref[Any]) -> None:
+    with _structures_lock:
+        entry = _structures.get(key)
+        if entry is not None and entry[0] is ref:
+            del _structures[key]
 
 
 def _structure_for(content: Any) -> Any:
     with _structures_lock:
         entry = _structures.get(id(content))
-    if entry is None or entry[0] is not content:
+    if entry is None:
+        return None
+    owner = entry[0]()
+    if owner is None or owner.content is not content:
         return None
     return entry[1]
 
@@ -212,7 +225,7 @@ def prepare_run_kwargs(
     messages = to_provider_messages(compiled)
     check_image_hosts(messages)
     _note_resume(branch, imodel, messages, bool(blocks))
-    _remember_structure(compiled.instruction.content, request.response_format, request.structure)
+    _remember_structure(compiled.instruction, request.response_format, request.structure)
     return compiled.instruction, {**compiled.provider_kwargs, "messages": messages}
 
 
@@ -327,6 +340,13 @@ def install() -> None:
     """Route lionagi's chat/communicate/operate/ReAct/run and ``prepare_messages_for_chat``
     through the compiler. Idempotent; raises ``IntegrationError`` (changing nothing) when
     lionagi is not 0.36.x or a name to replace is not lionagi's original."""
+    global _scope_owned
+    with _lock:
+        _install_locked()
+        _scope_owned = False
+
+
+def _install_locked() -> None:
     with _lock:
         if _saved:
             return
@@ -369,15 +389,34 @@ def is_installed() -> bool:
         return bool(_saved)
 
 
+# installed() scopes: how many are open, and whether the first of them installed (then the
+# last to exit uninstalls). Both change only under ``_lock``.
+_scopes = 0
+_scope_owned = False
+
+
 @contextmanager
 def installed() -> Iterator[None]:
-    """``install()`` for the ``with`` block; on exit ``uninstall()`` only if this block
-    installed (a nested or pre-existing installation stays)."""
+    """``install()`` for the ``with`` block, reference-counted across threads and tasks.
+
+    Scopes may nest or overlap in any order (A enters, B enters, A exits): the compiler stays
+    installed until the last open scope exits. That last exit uninstalls only if the first
+    scope was the one that installed, i.e. lionagi-turns was not installed when no scope was
+    open, and no explicit ``install()`` ran since (an explicit installation stays). An explicit
+    ``uninstall()`` inside a scope takes effect at once: blocks still open run on lionagi's
+    originals until a scope enters again (which reinstalls; the last exit then uninstalls).
+    """
+    global _scopes, _scope_owned
     with _lock:
-        was_installed = bool(_saved)
-        install()
+        if _scopes == 0:
+            _scope_owned = not _saved
+        _install_locked()
+        _scopes += 1
     try:
         yield
     finally:
-        if not was_installed:
-            uninstall()
+        with _lock:
+            _scopes -= 1
+            if _scopes == 0 and _scope_owned:
+                uninstall()
+                _scope_owned = False
