@@ -11,7 +11,7 @@ Used by the characterization matrix (tests/characterization) and the chat/run e2
   internal ``TurnRequest`` empty-history form, which lionagi's chat cannot express (an empty
   list there means "the branch's progression").
 - ``Scenario.blocks`` are the turn's context blocks as ``(provider_name, content)``.
-- ``Scenario.intended`` are the ids of the ``characterize.registry.REGISTRY`` entries that
+- ``Scenario.intended`` are the ids of the ``characterize.REGISTRY`` entries that
   explain how the compiled request differs from lionagi 0.36's for this scenario.
 
 Images are data: URIs only (no http hosts, no DNS).

@@ -31,7 +31,7 @@ MOVED: dict[str, str] = {
     "adapters": "integration._adapters",
     "prepare_compat": "integration._prepare_compat",
     "legacy": "characterize.legacy",
-    "differences": "characterize.registry",
+    "differences": "characterize",
     "branch_io": "cli._load",
     "_cache": "_fast.cache",
     "_fastyaml": "_fast.yaml",

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from scenarios import SCENARIOS, Scenario, request_for
 
-from lionagi_turns.characterize.registry import REGISTRY, Comparison, compare
+from lionagi_turns.characterize import REGISTRY, Comparison, compare
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 

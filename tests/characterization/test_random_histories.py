@@ -17,7 +17,7 @@ from lionagi import Branch
 from scenarios import GIF, TOOL, VERDICT_DICT, Verdict
 
 from lionagi_turns import ContextBlock, TurnRequest
-from lionagi_turns.characterize.registry import compare
+from lionagi_turns.characterize import compare
 
 text = st.text(alphabet=st.sampled_from(list("ab :-#\n\t\r'\"{}é|>\\")), min_size=1, max_size=10)
 guidance = st.none() | text | st.fixed_dictionaries({"k": text})

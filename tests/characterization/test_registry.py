@@ -9,7 +9,7 @@ from lionagi import Branch
 from scenarios import SCENARIOS, Scenario, by_id, request_for
 
 from lionagi_turns import CompiledChatRequest, CompiledMessage, TurnRequest
-from lionagi_turns.characterize.registry import REGISTRY, compare, registry_entry
+from lionagi_turns.characterize import REGISTRY, compare, registry_entry
 
 from .test_matrix import run
 
@@ -75,7 +75,7 @@ def test_labels_point_at_the_explained_message():
 
 def _tampered(monkeypatch: pytest.MonkeyPatch, change) -> None:
     """Make compare's compiler return ``change(messages)`` instead of the real messages."""
-    import lionagi_turns.characterize.registry as differences
+    import lionagi_turns.characterize._compare as differences
 
     real = differences.compile_chat_request
 
@@ -126,7 +126,7 @@ def test_dropped_message_is_unexplained(monkeypatch: pytest.MonkeyPatch):
 
 
 def test_unregistered_compiled_error_is_unexplained(monkeypatch: pytest.MonkeyPatch):
-    import lionagi_turns.characterize.registry as differences
+    import lionagi_turns.characterize._compare as differences
 
     def boom(branch: Branch, request: TurnRequest) -> CompiledChatRequest:
         raise ValueError("not a registered error")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from lionagi import Branch
 
-from lionagi_turns.characterize import registry as differences
+import lionagi_turns.characterize as differences
 from lionagi_turns.cli import _app as cli
 
 from .conftest import EXAMPLES, save

@@ -1,2 +1,16 @@
 """Characterization tooling: lionagi 0.36's own payloads, live, and the registry of intended
-differences. Tooling only: the runtime (compiler, integration) never imports this package."""
+differences. Tooling only: the runtime (compiler, integration, CLI ``compile``/``check``) never
+imports this package; ``tests/characterization/test_isolation.py`` proves it.
+
+- ``legacy``: lionagi 0.36's own provider messages for a turn, computed live.
+- ``registry``: ``REGISTRY``, the intended differences, each with its ``explain`` function
+  (payload entries in ``_payload``, error entries in ``_outcomes``).
+- ``_compare``: ``compare(branch, request)`` runs the registry over both sides.
+- ``_facts`` (what a turn's branch and request say), ``_sections`` (the oracle's own reading of
+  a rendered instruction's sections), ``_rewrite`` (message and section rewrites).
+"""
+
+from ._compare import Comparison, compare
+from .registry import REGISTRY, IntendedDifference, registry_entry
+
+__all__ = ("REGISTRY", "Comparison", "IntendedDifference", "compare", "registry_entry")

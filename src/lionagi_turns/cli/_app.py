@@ -617,7 +617,7 @@ def diff_command(
     """Show lionagi 0.36's payload against the compiled one, labelled by intended difference."""
     loaded, blocks = _turn_inputs(path, instruction, context)
     try:
-        from ..characterize import registry as differences
+        from .. import characterize as differences
     except ImportError as exc:  # pragma: no cover - the module ships with the package
         _die(EXIT_INTERNAL, f"the intended-difference registry is unavailable: {exc}")
     branch = loaded.branch

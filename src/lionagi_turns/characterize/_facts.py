@@ -1,0 +1,172 @@
+"""What one turn's branch and request say, and the state of a comparison between explanations.
+
+``_State`` is both sides of one turn as far as the registry has explained them; an entry's
+``explain`` returns a ``_Step`` (the new state and the compiled-message indices it touched).
+``_Facts`` computes, on demand and read only, what the entries need from the branch and the
+request (system text, context blocks, the D3 section built from the ADR's formula, the source
+instruction of each compiled user message).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, cast
+from uuid import UUID
+
+from lionagi.libs.schema.minimal_yaml import minimal_yaml
+from lionagi.ln import json_dumps
+from lionagi.protocols.messages.instruction import InstructionContent
+
+from .._contracts import TurnRequest
+from .._history import InstructionTurn, Projection, project_history, select_ids
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+Payload = list[dict[str, Any]]
+
+
+# --------------------------------------------------------------------------- outcomes
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """Both sides of one turn as far as explained so far; ``resolved`` once an error entry
+    has accounted for the whole outcome."""
+
+    legacy: Payload | None
+    compiled: Payload | None
+    legacy_exc: BaseException | None
+    compiled_exc: BaseException | None
+    resolved: bool = False
+
+    def same_as(self, other: _State) -> bool:
+        return (
+            self.legacy == other.legacy
+            and self.compiled == other.compiled
+            and self.legacy_exc is other.legacy_exc
+            and self.compiled_exc is other.compiled_exc
+            and self.resolved == other.resolved
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    state: _State
+    indices: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class _Source:
+    """The instruction one compiled user message was rendered from."""
+
+    content: InstructionContent
+    results: tuple[dict[str, Any], ...]
+    fold_target: bool
+
+
+class _Facts:
+    """What the branch and request say about this turn, computed on demand."""
+
+    def __init__(
+        self, branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, Any]
+    ) -> None:
+        self.branch = branch
+        self.request = request
+        self.provider_kwargs = provider_kwargs
+        system = branch.msgs.system
+        self.system: str = system.rendered if system is not None else ""
+        self.has_system = system is not None
+        self.blocks = request.context_blocks
+        self.pile: Mapping[UUID, Any] = _pile_of(branch)
+
+    @cached_property
+    def view(self) -> tuple[UUID, ...]:
+        return select_ids(self.branch, self.request.progression)
+
+    @cached_property
+    def projection(self) -> Projection:
+        return project_history(self.branch, self.view)
+
+    @cached_property
+    def envelope(self) -> str:
+        """ADR D3's section, built from the ADR's formula (not from the compiler's code)."""
+        if not self.blocks:
+            return ""
+        payload = [{"provider_name": b.provider_name, "content": b.content} for b in self.blocks]
+        return (
+            "LIONAGI_CONTEXT_BLOCKS_JSON\n"
+            + json_dumps(payload, sort_keys=True)
+            + "\nEND_LIONAGI_CONTEXT_BLOCKS_JSON"
+        )
+
+    @cached_property
+    def joined_blocks(self) -> str:
+        """lionagi 0.36's rendering of the blocks: their contents joined by one newline."""
+        return "\n".join(b.content for b in self.blocks)
+
+    @property
+    def folds(self) -> bool:
+        return self.has_system or bool(self.blocks)
+
+    def sources(self, compiled: Payload) -> list[tuple[int, _Source]] | None:
+        """Compiled user-message indices paired with their source instruction, or None when
+        the user messages do not correspond one-to-one with the retained instructions plus
+        the current one."""
+        projection = self.projection
+        sources = [
+            (turn.message.content, tuple(turn.results))
+            for turn in projection.turns
+            if isinstance(turn, InstructionTurn)
+        ]
+        sources.append((self.request.instruction.content, tuple(projection.pending)))
+        users = [i for i, m in enumerate(compiled) if m.get("role") == "user"]
+        if len(users) != len(sources):
+            return None
+        return [
+            (index, _Source(content, results, fold_target=(k == 0)))
+            for k, (index, (content, results)) in enumerate(zip(users, sources, strict=True))
+        ]
+
+    def compiled_fold(self, guidance: Any) -> str:
+        """ADR D2.4: system, context section, guidance; non-empty ones joined by two newlines."""
+        return "\n\n".join(p for p in (self.system, self.envelope, _guidance_text(guidance)) if p)
+
+
+def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
+    """``branch``'s stored messages by id (read only)."""
+    manager: Any = cast(Any, branch).msgs
+    pile: Mapping[UUID, Any] = manager.messages.collections
+    return pile
+
+
+def _guidance_text(guidance: Any) -> str:
+    """Guidance as the fold shows it (design §5): falsy is absent, text as is, anything else
+    minimal YAML."""
+    if not guidance:
+        return ""
+    if isinstance(guidance, str):
+        return guidance
+    return minimal_yaml(_plain(guidance)).strip()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with lionagi's tracked containers turned into plain dicts and lists."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _added_results(content: InstructionContent, results: Sequence[dict[str, Any]]) -> list[Any]:
+    """The results folded into ``content``'s context: each one not equal to an item already
+    there (ADR D2.2)."""
+    merged = list(content.prompt_context)
+    start = len(merged)
+    for result in results:
+        if result not in merged:
+            merged.append(result)
+    return merged[start:]

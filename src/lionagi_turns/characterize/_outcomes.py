@@ -1,0 +1,159 @@
+"""Error entries of the registry: each resolves a pair of outcomes in which the compiler raises
+its named error and lionagi behaves as the entry states.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from uuid import UUID
+
+from lionagi._errors import NotFoundError
+from lionagi.protocols.messages import ActionResponse, Instruction
+from lionagi.protocols.messages.validators import validate_image_url
+
+from .._history import CONSECUTIVE_INSTRUCTIONS, HistoryError, UnknownMessageTypeError
+from .._providers import check_image_hosts
+from ._facts import _Facts, _State, _Step
+from .legacy import legacy_messages_for_view
+
+
+def _resolved(state: _State) -> _Step:
+    return _Step(dataclasses.replace(state, resolved=True))
+
+
+def _history_defect_ids(exc: BaseException | None, kind: str) -> set[str] | None:
+    """The ids named by a compiler history error whose defects are all of ``kind``."""
+    if not isinstance(exc, HistoryError | UnknownMessageTypeError) or not exc.defects:
+        return None
+    if any(d.kind != kind for d in exc.defects):
+        return None
+    return {i for d in exc.defects for i in d.ids}
+
+
+def missing_ids(facts: _Facts, state: _State) -> _Step | None:
+    """Compiler: one ValueError naming every missing id; lionagi: NotFoundError on the first."""
+    named = _history_defect_ids(state.compiled_exc, "missing_id")
+    if named is None or not isinstance(state.legacy_exc, NotFoundError):
+        return None
+    pile = facts.pile
+    missing = [uid for uid in facts.view if uid not in pile]
+    if not missing or named != {str(u) for u in missing} or str(missing[0]) not in str(
+        state.legacy_exc
+    ):
+        return None
+    return _resolved(state)
+
+
+def duplicate_ids(facts: _Facts, state: _State) -> _Step | None:
+    """Compiler: ValueError naming each repeated id; lionagi: sends the record again (or, if
+    it raises, raises what it raises for the view without the repeats)."""
+    named = _history_defect_ids(state.compiled_exc, "duplicate_id")
+    if named is None:
+        return None
+    repeated = {str(u) for u in facts.view if facts.view.count(u) > 1}
+    if not repeated or named != repeated:
+        return None
+    if state.legacy_exc is not None:
+        once = list(dict.fromkeys(facts.view))
+        if not _legacy_acts_as_view(facts, state, once):
+            return None
+    return _resolved(state)
+
+
+def consecutive_instructions(facts: _Facts, state: _State) -> _Step | None:
+    """Compiler: ValueError for an instruction right after an instruction; lionagi: behaves
+    exactly as for the view without the later instruction (and the action results that would
+    have folded into it) — same messages, or the same error that view raises."""
+    exc = state.compiled_exc
+    if not isinstance(exc, HistoryError):
+        return None
+    if not str(exc).startswith(CONSECUTIVE_INSTRUCTIONS):
+        return None
+    if any(d.kind != "consecutive_instructions" for d in exc.defects):
+        return None
+    pile = facts.pile
+    dropped: set[int] = set()
+    for defect in exc.defects:
+        first, later = defect.positions
+        dropped.add(later)
+        dropped.update(
+            p
+            for p in range(first + 1, later)
+            if isinstance(pile.get(facts.view[p]), ActionResponse)
+        )
+    kept = [uid for p, uid in enumerate(facts.view) if p not in dropped]
+    return _resolved(state) if _legacy_acts_as_view(facts, state, kept) else None
+
+
+def unknown_subtype(facts: _Facts, state: _State) -> _Step | None:
+    """Compiler: TypeError for a fixed-role kind it has no rule for; lionagi: behaves exactly
+    as for the view without those records."""
+    named = _history_defect_ids(state.compiled_exc, "unknown_subtype")
+    if named is None:
+        return None
+    kept = [uid for uid in facts.view if str(uid) not in named]
+    return _resolved(state) if _legacy_acts_as_view(facts, state, kept) else None
+
+
+def _legacy_acts_as_view(facts: _Facts, state: _State, view: list[UUID]) -> bool:
+    """Whether lionagi's outcome equals its outcome for ``view``: the same messages, or an
+    error of the same type and text."""
+    try:
+        messages = legacy_messages_for_view(facts.branch, facts.request, view)
+    except Exception as exc:
+        return (
+            state.legacy_exc is not None
+            and type(exc) is type(state.legacy_exc)
+            and str(exc) == str(state.legacy_exc)
+        )
+    return state.legacy_exc is None and json.loads(json.dumps(messages)) == state.legacy
+
+
+_RESERVED_ERROR = "provider_kwargs must not contain reserved key 'messages'"
+
+
+def reserved_key(facts: _Facts, state: _State) -> _Step | None:
+    """Compiler: the ADR's ValueError; lionagi: silently overwrites the caller's value."""
+    exc = state.compiled_exc
+    if "messages" not in facts.provider_kwargs or state.legacy is None:
+        return None
+    if type(exc) is not ValueError or str(exc) != _RESERVED_ERROR:
+        return None
+    return _resolved(state)
+
+
+def image_host_deferred(facts: _Facts, state: _State) -> _Step | None:
+    """lionagi: refuses an http(s) image host while rendering; compiler: renders without I/O
+    and ``check_image_hosts`` (run before invocation) refuses the same URL."""
+    if state.compiled is None or not isinstance(state.legacy_exc, ValueError):
+        return None
+    refused = [u for u in _image_urls(facts) if _refusal(u) == str(state.legacy_exc)]
+    if not refused:
+        return None
+    try:
+        check_image_hosts(state.compiled)
+    except ValueError as exc:
+        if any(u[:80] in str(exc) for u in refused):
+            return _resolved(state)
+    return None
+
+
+def _image_urls(facts: _Facts) -> Iterable[str]:
+    pile = facts.pile
+    for uid in facts.view:
+        msg = pile.get(uid)
+        if isinstance(msg, Instruction):
+            yield from msg.content.images
+    yield from facts.request.instruction.content.images
+
+
+def _refusal(url: str) -> str | None:
+    if not url.startswith(("http://", "https://")):
+        return None
+    try:
+        validate_image_url(url)
+    except ValueError as exc:
+        return str(exc)
+    return None
