@@ -55,10 +55,13 @@ from .._compiler import compile_chat_request
 from .._providers import check_image_hosts, to_provider_messages
 from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
 from ._prepare_compat import prepare_messages_for_chat
+from ._unanswered import record_unanswered, unanswered_reason
 
 if TYPE_CHECKING:
-    from lionagi.operations.types import ChatParam
-    from lionagi.protocols.messages import Instruction
+    from collections.abc import AsyncGenerator
+
+    from lionagi.operations.types import ChatParam, RunParam
+    from lionagi.protocols.messages import Instruction, RoledMessage
     from lionagi.session.branch import Branch
 
 __all__ = (
@@ -70,6 +73,7 @@ __all__ = (
     "is_installed",
     "prepare_run_kwargs",
     "propagate_structure",
+    "run_recording_outcome",
     "uninstall",
 )
 
@@ -229,6 +233,43 @@ def prepare_run_kwargs(
     return compiled.instruction, {**compiled.provider_kwargs, "messages": messages}
 
 
+async def run_recording_outcome(
+    branch: Branch, instruction: Any, param: RunParam
+) -> AsyncGenerator[RoledMessage]:
+    """lionagi's ``run()``, unchanged, plus one record when the turn ends unanswered.
+
+    Every message lionagi's run yields is passed through as is. When the run raises (or the
+    caller closes the stream) after lionagi recorded the turn's instruction and before any
+    assistant response to it was recorded, an explicit marker response is recorded right after
+    the turn's records (``_unanswered.record_unanswered``), then the exception propagates
+    unchanged. So the branch stays well-formed for the next call, nothing recorded is removed,
+    and the next request is exactly what the compiler (and ``lionagi-turns compile``) shows for
+    the saved branch. A failure to record the marker is noted on the original exception.
+    """
+    from lionagi.protocols.messages import Instruction
+
+    original = _original(_RUN, "run")
+    stream = original(branch, instruction, param)
+    recorded: Instruction | None = None
+    try:
+        async for msg in stream:
+            if recorded is None and isinstance(msg, Instruction):
+                recorded = msg
+            yield msg
+    except BaseException as exc:
+        await stream.aclose()
+        if recorded is not None:
+            try:
+                await record_unanswered(branch, recorded, unanswered_reason(exc))
+            except Exception as record_exc:
+                exc.add_note(
+                    "lionagi-turns could not record that this turn ended unanswered "
+                    f"({type(record_exc).__name__}: {record_exc}); the next call on this "
+                    "branch will refuse the unanswered instruction"
+                )
+        raise
+
+
 def _note_gaps(branch: Branch, imodel: Any) -> None:
     if bool(getattr(getattr(imodel, "endpoint", None), "places_prompt_cache", False)):
         _warn_once("prompt_cache", PROMPT_CACHE_GAP)
@@ -267,6 +308,7 @@ _TARGETS: tuple[_Target, ...] = (
     _Target(_MESSAGES, "prepare_messages_for_chat", _MSG_PREPARE, prepare_messages_for_chat),
     _Target(_MSG_PREPARE, "prepare_messages_for_chat", _MSG_PREPARE, prepare_messages_for_chat),
     _Target(_PARSE, "_try_propagate_structure", _PARSE, propagate_structure),
+    _Target(_RUN, "run", _RUN, run_recording_outcome),
 )
 
 _lock = threading.RLock()
