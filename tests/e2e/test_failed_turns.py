@@ -202,3 +202,4 @@ async def test_a_compile_error_records_nothing(fake_claude, claude_model) -> Non
             await collect(run(branch, "x", RunParam(imodel_kw={"messages": []})))
         assert [m.to_dict() for m in branch.messages] == before
     assert fake_claude.calls() == []
+

@@ -51,6 +51,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import anyio
+
 from .._compiler import compile_chat_request
 from .._providers import check_image_hosts, to_provider_messages
 from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
@@ -257,17 +259,23 @@ async def run_recording_outcome(
                 recorded = msg
             yield msg
     except BaseException as exc:
-        await stream.aclose()
-        if recorded is not None:
-            try:
-                await record_unanswered(branch, recorded, unanswered_reason(exc))
-            except Exception as record_exc:
-                exc.add_note(
-                    "lionagi-turns could not record that this turn ended unanswered "
-                    f"({type(record_exc).__name__}: {record_exc}); the next call on this "
-                    "branch will refuse the unanswered instruction"
-                )
+        # Shielded: under a cancelled anyio scope every await would be cancelled again.
+        with anyio.CancelScope(shield=True):
+            await stream.aclose()
+            if recorded is not None:
+                await _record_or_note(branch, recorded, exc)
         raise
+
+
+async def _record_or_note(branch: Branch, recorded: Any, exc: BaseException) -> None:
+    try:
+        await record_unanswered(branch, recorded, unanswered_reason(exc))
+    except Exception as record_exc:
+        exc.add_note(
+            "lionagi-turns could not record that this turn ended unanswered "
+            f"({type(record_exc).__name__}: {record_exc}); the next call on this "
+            "branch will refuse the unanswered instruction"
+        )
 
 
 def _note_gaps(branch: Branch, imodel: Any) -> None:
