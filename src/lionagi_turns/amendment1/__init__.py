@@ -1,0 +1,44 @@
+"""ADR-0007 Amendment 1 (D7 section bounds, D8 section authority, the tool_results section) as
+an opt-in compile profile. The default profile (``lionagi_turns.compile_chat_request``) is
+unchanged; this package has its own contracts with the amended fields.
+"""
+
+from ._compile import compile_chat_request
+from ._contracts import (
+    CompiledChatRequest,
+    CompiledMessage,
+    ContextBlock,
+    LeftOut,
+    LeftOutReason,
+    SectionAuthority,
+    SectionBound,
+    SectionBudgetRefused,
+    SectionBudgets,
+    TurnRequest,
+)
+from ._sections import decode_context_section, encode_context_section, marker
+from ._skips import SkipReading, UndeterminedSkip, read_skips
+from ._views import EXCLUSIONS_KEY, ViewExclusions, view_exclusions
+
+__all__ = (
+    "EXCLUSIONS_KEY",
+    "CompiledChatRequest",
+    "CompiledMessage",
+    "ContextBlock",
+    "LeftOut",
+    "LeftOutReason",
+    "SectionAuthority",
+    "SectionBound",
+    "SectionBudgetRefused",
+    "SectionBudgets",
+    "SkipReading",
+    "TurnRequest",
+    "UndeterminedSkip",
+    "ViewExclusions",
+    "compile_chat_request",
+    "decode_context_section",
+    "encode_context_section",
+    "marker",
+    "read_skips",
+    "view_exclusions",
+)
