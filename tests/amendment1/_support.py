@@ -85,3 +85,13 @@ def compile_a1(
 
 def all_text(compiled: CompiledChatRequest) -> str:
     return "\n".join(text_of(m) for m in compiled.messages)
+
+
+def snapshot(b: Branch) -> Any:
+    """Everything compile could change, as comparable data."""
+    return (
+        [m.to_dict() for m in b.msgs.messages],
+        list(b.msgs.progression),
+        list(b.progression),
+        {k: (list(v) if isinstance(v, Progression) else v) for k, v in b.metadata.items()},
+    )
