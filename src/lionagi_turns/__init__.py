@@ -5,6 +5,7 @@ module whose name starts with ``_`` is internal. Layout: ``docs/architecture.md`
 """
 
 from . import _moved
+from ._cache_account import PromptCacheAccount, PromptCacheCall, prompt_cache_account
 from ._compiler import compile_chat_request
 from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
 from ._durable import DurableInstructionContent, durable_instruction
@@ -31,6 +32,8 @@ __all__ = (
     "DurableInstructionContent",
     "HistoryError",
     "IntegrationError",
+    "PromptCacheAccount",
+    "PromptCacheCall",
     "TurnRequest",
     "TurnsCompatibilityWarning",
     "UnknownMessageTypeError",
@@ -44,6 +47,7 @@ __all__ = (
     "is_installed",
     "no_fast_path",
     "prepare_messages_for_chat",
+    "prompt_cache_account",
     "to_provider_messages",
     "uninstall",
 )

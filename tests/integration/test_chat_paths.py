@@ -247,16 +247,30 @@ def _gap_warnings(record: list[warnings.WarningMessage]) -> list[str]:
     return [str(w.message) for w in record if w.category is TurnsCompatibilityWarning]
 
 
-def test_prompt_cache_endpoint_warns_once() -> None:
+def test_prompt_cache_endpoint_with_the_seed_profile_forced_warns_once() -> None:
+    from lionagi_turns.integration._install import seed_profile_forced
+
     branch = Branch(system="s")
     imodel = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True), is_cli=False)
-    with warnings.catch_warnings(record=True) as record:
+    with warnings.catch_warnings(record=True) as record, seed_profile_forced():
         warnings.simplefilter("always")
         for _ in range(3):
             ins = branch.msgs.create_instruction(instruction="q")
             _, kw = prepare_run_kwargs(branch, None, ChatParam(), ins=ins, imodel=imodel)
     assert _gap_warnings(record) == [integration.PROMPT_CACHE_GAP]
     assert "system_blocks" not in kw
+
+
+def test_prompt_cache_endpoint_compiles_the_cache_profile_without_a_warning() -> None:
+    branch = Branch(system="s")
+    imodel = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True), is_cli=False)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        ins = branch.msgs.create_instruction(instruction="q")
+        _, kw = prepare_run_kwargs(branch, None, ChatParam(), ins=ins, imodel=imodel)
+    assert _gap_warnings(record) == []
+    assert kw["system_blocks"] == ["s"]
+    assert kw["messages"] == [{"role": "user", "content": "Instruction: q"}]
 
 
 def test_no_prompt_cache_no_warning() -> None:

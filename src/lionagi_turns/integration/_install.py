@@ -48,6 +48,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,8 @@ import anyio
 from .._compiler import compile_chat_request
 from .._providers import check_image_hosts, to_provider_messages
 from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
+from ._anthropic import create_payload as anthropic_create_payload
+from ._cache import compile_for_prompt_cache
 from ._prepare_compat import prepare_messages_for_chat
 from ._unanswered import record_unanswered, unanswered_reason
 
@@ -87,6 +90,8 @@ _RUN = "lionagi.operations.run.run"
 _MESSAGES = "lionagi.protocols.messages"
 _MSG_PREPARE = "lionagi.protocols.messages.prepare"
 _PARSE = "lionagi.operations.parse.parse"
+# A class attribute: ``module:Class`` (the Anthropic projection, ADR-0127 D5).
+_ANTHROPIC = "lionagi.providers.anthropic.messages:AnthropicMessagesEndpoint"
 
 
 class IntegrationError(RuntimeError):
@@ -104,9 +109,9 @@ _warn_lock = threading.Lock()
 
 PROMPT_CACHE_GAP = (
     "lionagi-turns: this model's endpoint places the prompt cache (ADR-0127, "
-    "places_prompt_cache); the compiler does not build lionagi's system_blocks and folds the "
-    "system text into the first instruction as ADR-0007 D2 step 4 says. Requests stay correct "
-    "but lose the cache placement. Uninstall lionagi-turns for such endpoints if you need it."
+    "places_prompt_cache) but the seed profile is forced (seed_profile_forced()), so the "
+    "system text is folded into the first instruction as ADR-0007 D2 step 4 says and no "
+    "system_blocks are built. Requests stay correct but lose the cache placement."
 )
 REACT_DEDUP_GAP = (
     "lionagi-turns: ReAct's 'caller context once per request' de-duplication is not "
@@ -224,15 +229,20 @@ def prepare_run_kwargs(
     del _use_render_cache
     if ins is None:
         ins = build_instruction(branch, instruction, param)
-    _note_gaps(branch, imodel)
+    cache = places_prompt_cache(imodel)
+    _note_gaps(branch, imodel, cache)
     blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
     request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
-    compiled = compile_chat_request(branch, request)
+    extra: dict[str, Any] = {}
+    if cache:
+        compiled, extra["system_blocks"] = compile_for_prompt_cache(branch, request)
+    else:
+        compiled = compile_chat_request(branch, request)
     messages = to_provider_messages(compiled)
     check_image_hosts(messages)
     _note_resume(branch, imodel, messages, bool(blocks))
     _remember_structure(compiled.instruction, request.response_format, request.structure)
-    return compiled.instruction, {**compiled.provider_kwargs, "messages": messages}
+    return compiled.instruction, {**compiled.provider_kwargs, **extra, "messages": messages}
 
 
 async def run_recording_outcome(
@@ -278,8 +288,31 @@ async def _record_or_note(branch: Branch, recorded: Any, exc: BaseException) -> 
         )
 
 
-def _note_gaps(branch: Branch, imodel: Any) -> None:
-    if bool(getattr(getattr(imodel, "endpoint", None), "places_prompt_cache", False)):
+def places_prompt_cache(imodel: Any) -> bool:
+    """Whether the call uses the prompt-cache profile (ADR-0127): its endpoint places the
+    prompt cache (lionagi's ``places_prompt_cache``) and the seed profile is not forced."""
+    if _seed_forced.get():
+        return False
+    return bool(getattr(getattr(imodel, "endpoint", None), "places_prompt_cache", False))
+
+
+_seed_forced: ContextVar[bool] = ContextVar("lionagi_turns_seed_forced", default=False)
+
+
+@contextmanager
+def seed_profile_forced() -> Iterator[None]:
+    """Compile with the seed profile even on a prompt-cache endpoint, in this context (for the
+    benchmark's before/after figures and tests; the system is then folded, as ADR-0007 says)."""
+    token = _seed_forced.set(True)
+    try:
+        yield
+    finally:
+        _seed_forced.reset(token)
+
+
+def _note_gaps(branch: Branch, imodel: Any, cache: bool) -> None:
+    endpoint = getattr(imodel, "endpoint", None)
+    if not cache and bool(getattr(endpoint, "places_prompt_cache", False)):
         _warn_once("prompt_cache", PROMPT_CACHE_GAP)
     from lionagi.operations.chat._prepare import _react_context
 
@@ -317,6 +350,7 @@ _TARGETS: tuple[_Target, ...] = (
     _Target(_MSG_PREPARE, "prepare_messages_for_chat", _MSG_PREPARE, prepare_messages_for_chat),
     _Target(_PARSE, "_try_propagate_structure", _PARSE, propagate_structure),
     _Target(_RUN, "run", _RUN, run_recording_outcome),
+    _Target(_ANTHROPIC, "create_payload", _ANTHROPIC, anthropic_create_payload),
 )
 
 _lock = threading.RLock()
@@ -329,8 +363,21 @@ def _original(origin: str, name: str) -> Callable[..., Any]:
     saved = _saved.get((origin, name))
     if saved is not None:
         return saved
-    fn: Callable[..., Any] = getattr(importlib.import_module(origin), name)
+    fn: Callable[..., Any] = getattr(_site(origin), name)
     return fn
+
+
+def _site(path: str) -> Any:
+    """The module ``path`` names, or the class of a ``module:Class`` path."""
+    module, _, cls = path.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, cls) if cls else found
+
+
+def _qualname(path: str, name: str) -> tuple[str, str]:
+    """The ``__module__`` and ``__qualname__`` lionagi's own definition has."""
+    module, _, cls = path.partition(":")
+    return module, f"{cls}.{name}" if cls else name
 
 
 def _lionagi_version() -> str:
@@ -354,12 +401,13 @@ def _lionagi_version() -> str:
 
 def _check_target(target: _Target, version: str) -> Any:
     """The current value of the target name, verified to be lionagi's original."""
-    origin_fn = getattr(importlib.import_module(target.origin), target.name, None)
-    current = getattr(importlib.import_module(target.site), target.name, None)
+    origin_fn = getattr(_site(target.origin), target.name, None)
+    current = getattr(_site(target.site), target.name, None)
+    module, qualname = _qualname(target.origin, target.name)
     genuine = (
         callable(origin_fn)
-        and getattr(origin_fn, "__module__", None) == target.origin
-        and getattr(origin_fn, "__qualname__", None) == target.name
+        and getattr(origin_fn, "__module__", None) == module
+        and getattr(origin_fn, "__qualname__", None) == qualname
     )
     if not genuine:
         raise IntegrationError(
@@ -403,7 +451,7 @@ def _install_locked() -> None:
         version = _lionagi_version()
         originals = {(t.site, t.name): _check_target(t, version) for t in _TARGETS}
         for target in _TARGETS:
-            setattr(importlib.import_module(target.site), target.name, target.replacement)
+            setattr(_site(target.site), target.name, target.replacement)
         _saved.update(originals)
 
 
@@ -414,9 +462,9 @@ def uninstall() -> None:
         if not _saved:
             return
         foreign = [
-            f"{t.site}.{t.name} is {_describe(getattr(importlib.import_module(t.site), t.name))}"
+            f"{t.site}.{t.name} is {_describe(getattr(_site(t.site), t.name))}"
             for t in _TARGETS
-            if getattr(importlib.import_module(t.site), t.name) is not t.replacement
+            if getattr(_site(t.site), t.name) is not t.replacement
         ]
         if foreign:
             raise IntegrationError(
@@ -426,7 +474,7 @@ def uninstall() -> None:
             )
         for target in _TARGETS:
             setattr(
-                importlib.import_module(target.site),
+                _site(target.site),
                 target.name,
                 _saved[(target.site, target.name)],
             )

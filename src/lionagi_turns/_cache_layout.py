@@ -1,0 +1,295 @@
+"""ADR-0127: the prompt-cache profile — a request as stable, conversation and turn segments.
+
+Used when the call's endpoint places the prompt cache (lionagi's
+``endpoint.places_prompt_cache``: Anthropic Messages with ``prompt_caching=True``). Rules
+(input -> output), beyond the default profile's history rules, which hold unchanged:
+
+- Stable segment (D1, D2, D3): the system text, then the Branch's tool set (``branch.acts``)
+  rendered once as lionagi renders it (``minimal_yaml({"Tools": schemas})``), as an ordered list
+  of blocks. The system text is not folded into any instruction.
+- Conversation segment (D1, D4): the context blocks gathered on the conversation's first call,
+  as one D3 context section. A conversation starts at the first call whose history holds no
+  conversation record; it is recorded on that call's instruction, so it is kept, unchanged, on
+  every later request while that instruction is in the history. A block returned on a later call
+  and not in the conversation renders in the turn segment, as the current instruction's fold.
+- Turn segment (D2): the messages. The current instruction renders its requested tools by name
+  when the tool section holds them (lionagi's ``_tool_refs``) and its ResponseSchema and
+  ResponseFormat sections. Each sent instruction carries a durable record in its ``metadata``
+  (``RECORD_KEY``; see ``SentRecord``) holding the text it was sent as; a historical instruction
+  renders that text while its durable rendering still equals the one recorded, else its durable
+  rendering (a history rewrite).
+- Changes (D1, D6): against the last recorded request of the history, a different stable or
+  conversation segment is a counted segment change, and messages that no longer start with
+  that request's messages are a counted history rewrite.
+- ``CacheLayout.previous_end``: the index of the previous request's last message in this
+  request, when the messages kept its prefix; the adapter places the lookback mark from it (D5).
+
+Purity: nothing stored is written; the record is attached to the compiled (new) instruction
+only, which lionagi records after a successful call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lionagi.operations.chat._prepare import _tool_name, _tool_refs
+from lionagi.protocols.messages import Instruction, MessageRole
+
+from ._compiler import _check_request, _fold_prefix, _guard_current_turn, _own, _Rendered
+from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
+from ._durable import durable_instruction
+from ._envelope import encode_context_section
+from ._fast import cache as _cache
+from ._fast.yaml import minimal_yaml
+from ._history import AssistantTurn, InstructionTurn, project_history, select_ids
+from ._render import render_instruction
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = (
+    "RECORD_KEY",
+    "CacheLayout",
+    "CachedCompile",
+    "SegmentChanges",
+    "SentRecord",
+    "compile_cached",
+    "read_record",
+    "tool_section",
+)
+
+RECORD_KEY = "lionagi_turns.prompt_cache"
+_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentChanges:
+    """What changed against the previous recorded request of the conversation (D6)."""
+
+    stable: bool = False
+    conversation: bool = False
+    rewrite: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class SentRecord:
+    """The durable record of one instruction sent under this profile (``metadata[RECORD_KEY]``).
+
+    ``text``: the instruction's content as sent (string or multimodal parts); ``basis``: digest
+    of its durable rendering, which the text extends; ``stable``/``conversation``: digests of the
+    request's segments; ``blocks``: the conversation's blocks, on the instruction that started
+    it only; ``messages``/``prefix``: the request's message count and their digest;
+    ``changes``: what this request changed. Plain JSON, so it survives ``Branch.to_dict()`` /
+    ``from_dict()`` and plain lionagi, which never reads it.
+    """
+
+    text: str | list[dict[str, Any]]
+    basis: str
+    stable: str
+    conversation: str
+    blocks: tuple[ContextBlock, ...] | None
+    messages: int
+    prefix: str
+    changes: SegmentChanges
+
+    def to_metadata(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "v": _VERSION,
+            "text": self.text,
+            "basis": self.basis,
+            "stable": self.stable,
+            "conversation": self.conversation,
+            "messages": self.messages,
+            "prefix": self.prefix,
+            "changes": {
+                "stable": self.changes.stable,
+                "conversation": self.changes.conversation,
+                "rewrite": self.changes.rewrite,
+            },
+        }
+        if self.blocks is not None:
+            out["blocks"] = [[b.provider_name, b.content] for b in self.blocks]
+        return out
+
+    @classmethod
+    def from_metadata(cls, data: Any) -> SentRecord | None:
+        """The record, or None for anything that is not a well-formed record of this version."""
+        if not isinstance(data, Mapping) or data.get("v") != _VERSION:
+            return None
+        try:
+            blocks = data.get("blocks")
+            changes = data["changes"]
+            return cls(
+                text=data["text"],
+                basis=str(data["basis"]),
+                stable=str(data["stable"]),
+                conversation=str(data["conversation"]),
+                blocks=(
+                    None
+                    if blocks is None
+                    else tuple(ContextBlock(str(n), str(c)) for n, c in blocks)
+                ),
+                messages=int(data["messages"]),
+                prefix=str(data["prefix"]),
+                changes=SegmentChanges(
+                    bool(changes["stable"]), bool(changes["conversation"]), bool(changes["rewrite"])
+                ),
+            )
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def read_record(message: Any) -> SentRecord | None:
+    """The ``SentRecord`` an instruction carries, or None."""
+    metadata = getattr(message, "metadata", None)
+    return SentRecord.from_metadata(metadata.get(RECORD_KEY)) if metadata else None
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLayout:
+    """The segments handed to the provider adapter (D5): ordered system blocks, and where the
+    previous request ended in this request's messages (None when unknown or not kept)."""
+
+    stable: tuple[str, ...]
+    conversation: tuple[str, ...]
+    previous_end: int | None
+    changes: SegmentChanges
+
+    @property
+    def system_blocks(self) -> list[str]:
+        return [*self.stable, *self.conversation]
+
+
+@dataclass(frozen=True, slots=True)
+class CachedCompile:
+    compiled: CompiledChatRequest
+    layout: CacheLayout
+    record: SentRecord
+
+
+def tool_section(schemas: Sequence[Any]) -> str:
+    """The tool set as the stable segment shows it (lionagi's rendering), "" for none."""
+    return minimal_yaml({"Tools": list(schemas)}).strip() if schemas else ""
+
+
+def _digest(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _prefix_digests(messages: Sequence[Any]) -> list[str]:
+    """``out[n]``: digest of the first ``n`` messages (role and content)."""
+    chain = hashlib.sha256()
+    out = [chain.hexdigest()]
+    for m in messages:
+        item = [str(m.role.value), m.content]
+        chain.update(_digest(item).encode("ascii"))
+        out.append(chain.hexdigest())
+    return out
+
+
+def compile_cached(
+    branch: Branch, request: TurnRequest, tool_schemas: Sequence[Any]
+) -> CachedCompile:
+    """Compile ``request`` under the prompt-cache profile (module rules). ``tool_schemas`` is
+    the conversation's tool set (``branch.acts.schema_list``). Raises what
+    ``compile_chat_request`` raises, before producing any output."""
+    _check_request(request)
+    projection = project_history(branch, select_ids(branch, request.progression))
+    projection.raise_first()
+
+    system = branch.msgs.system
+    stable = tuple(
+        s for s in ((system.rendered if system is not None else ""), tool_section(tool_schemas))
+        if s
+    )
+    registered = frozenset(n for s in tool_schemas if (n := _tool_name(s)))
+
+    rendered = _Rendered()
+    last: SentRecord | None = None
+    started: SentRecord | None = None
+    for turn in projection.turns:
+        if isinstance(turn, AssistantTurn):
+            text = "\n\n".join(m.content.assistant_response for m in turn.messages)
+            rendered.add(MessageRole.ASSISTANT, text)
+        elif isinstance(turn, InstructionTurn):
+            record = read_record(turn.message)
+            try:
+                durable = _cache.render_durable(turn.message, turn.results, turn.sources)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{exc} (history position {turn.position}, instruction id "
+                    f"{turn.message.id})"
+                ) from exc
+            if record is not None:
+                last = record
+                if started is None and record.blocks is not None:
+                    started = record
+            sent = record.text if record is not None and record.basis == _digest(durable) else None
+            rendered.add(MessageRole.USER, _own(sent) if sent is not None else durable)
+
+    conversation_blocks = started.blocks if started is not None and started.blocks else ()
+    if started is None:
+        conversation_blocks = request.context_blocks
+        later: tuple[ContextBlock, ...] = ()
+    else:
+        later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
+    conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
+
+    content = request.instruction.content
+    section = encode_context_section(later)
+    fold = _fold_prefix(("", section), content.guidance)
+    refs = _tool_refs(list(request.tool_schemas), registered)
+    try:
+        current = render_instruction(
+            content,
+            results=projection.pending,
+            fold=fold,
+            section=section,
+            tool_schemas=refs,
+            response_format=request.response_format,
+            structure=request.structure,
+        )
+        durable_current = render_instruction(content, results=projection.pending)
+    except ValueError as exc:
+        raise ValueError(f"{exc} (current instruction, id {request.instruction.id})") from exc
+    rendered.current_rendered = current
+    rendered.add(MessageRole.USER, _own(current))
+    _guard_current_turn(content, current)
+
+    messages = tuple(rendered.out)
+    digests = _prefix_digests(messages)
+    stable_digest, conversation_digest = _digest(stable), _digest(conversation)
+    previous_end = None
+    changes = SegmentChanges()
+    if last is not None:
+        kept = last.messages <= len(messages) and digests[last.messages] == last.prefix
+        changes = SegmentChanges(
+            stable=last.stable != stable_digest,
+            conversation=last.conversation != conversation_digest,
+            rewrite=not kept,
+        )
+        if kept and last.messages:
+            previous_end = last.messages - 1
+    record = SentRecord(
+        text=_own(current),
+        basis=_digest(durable_current),
+        stable=stable_digest,
+        conversation=conversation_digest,
+        blocks=tuple(conversation_blocks) if started is None else None,
+        messages=len(messages),
+        prefix=digests[-1],
+        changes=changes,
+    )
+    instruction: Instruction = durable_instruction(request.instruction)
+    instruction.metadata[RECORD_KEY] = record.to_metadata()
+    compiled = CompiledChatRequest(
+        instruction=instruction, messages=messages, provider_kwargs=request.provider_kwargs
+    )
+    return CachedCompile(
+        compiled, CacheLayout(stable, conversation, previous_end, changes), record
+    )

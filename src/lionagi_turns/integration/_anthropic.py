@@ -1,0 +1,165 @@
+"""ADR-0127 D5: the Anthropic projection — segment marks on lionagi's own Messages payload.
+
+``install()`` rebinds ``AnthropicMessagesEndpoint.create_payload`` to ``create_payload`` here.
+Rules:
+
+- A request whose ``system_blocks`` is not a ``SegmentedBlocks`` (anything the prompt-cache
+  profile did not compile), or an endpoint that does not place the prompt cache, goes to
+  lionagi's own ``create_payload`` unchanged: the same payload, byte for byte.
+- Otherwise lionagi's own ``create_payload`` builds the payload from the request (the native
+  ``system`` field from the ordered blocks, the request-option filter, ``max_tokens``, the
+  ``prompt_caching`` key kept out of the body), and then this projection replaces the marks
+  lionagi's adapter placed with the segment marks: one-hour on the last stable block;
+  five-minute on the last conversation block, when there is one; five-minute on the previous
+  request's last block when it lies outside the ``LOOKBACK`` blocks the tail mark reads back
+  over; five-minute on the last markable block of the last message. At most four (a mark the
+  caller put on a native tool counts; the tail mark is kept before the lookback mark), one-hour
+  first: the stable segment precedes every other block, and its mark is left out when a
+  caller's five-minute tool mark precedes it. A message that receives a mark has its
+  string content written as one text block, which the API reads as the same prompt.
+- It never reads history or re-renders anything: it works on the payload and the segment sizes
+  the compiler handed over (ADR-0007 D4). The caller's request is not mutated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ("LOOKBACK", "SegmentedBlocks", "create_payload", "place_segment_marks")
+
+LOOKBACK = 20
+_MAX_MARKS = 4
+_ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
+_FIVE_MINUTES = {"type": "ephemeral"}
+_UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
+
+
+class SegmentedBlocks(list[str]):
+    """``system_blocks`` as the prompt-cache profile hands them over: the stable blocks, then
+    the conversation blocks, with the segment sizes and the previous request's end.
+
+    A plain list to lionagi's own adapter (which then marks only its last block), so a request
+    that reaches lionagi's adapter without this projection installed is still valid.
+    """
+
+    stable_count: int
+    previous_end: int | None
+
+    def __init__(
+        self, stable: list[str], conversation: list[str], previous_end: int | None
+    ) -> None:
+        super().__init__([*stable, *conversation])
+        self.stable_count = len(stable)
+        self.previous_end = previous_end
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SegmentedBlocks:
+        return SegmentedBlocks(
+            list(self[: self.stable_count]), list(self[self.stable_count :]), self.previous_end
+        )
+
+
+def _lionagi_create_payload() -> Callable[..., Any]:
+    """lionagi's own ``create_payload``, also while ``install()`` has replaced it."""
+    from ._install import _ANTHROPIC, _original
+
+    return _original(_ANTHROPIC, "create_payload")
+
+
+def create_payload(
+    self: Any, request: Any, extra_headers: dict[str, Any] | None = None, **kwargs: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``AnthropicMessagesEndpoint.create_payload`` with the segment marks (module rules)."""
+    original = _lionagi_create_payload()
+    blocks = kwargs.get("system_blocks")
+    if blocks is None and isinstance(request, Mapping):
+        blocks = request.get("system_blocks")
+    if not isinstance(blocks, SegmentedBlocks) or not getattr(self, "places_prompt_cache", False):
+        result: tuple[dict[str, Any], dict[str, Any]] = original(
+            self, request, extra_headers, **kwargs
+        )
+        return result
+    payload, headers = original(self, request, extra_headers, **kwargs)
+    place_segment_marks(payload, blocks.stable_count, blocks.previous_end)
+    return payload, headers
+
+
+def _strip(block: Any) -> Any:
+    if isinstance(block, dict) and "cache_control" in block:
+        return {k: v for k, v in block.items() if k != "cache_control"}
+    return block
+
+
+def _markable(block: Any) -> bool:
+    if not isinstance(block, dict) or block.get("type") in _UNMARKABLE:
+        return False
+    return not (block.get("type") == "text" and not str(block.get("text") or "").strip())
+
+
+def place_segment_marks(
+    payload: dict[str, Any], stable_count: int, previous_end: int | None
+) -> None:
+    """Replace the payload's system and message marks with the segment marks (module rules)."""
+    system = [_strip(b) for b in payload.get("system") or ()]
+    messages = [dict(m) for m in payload.get("messages") or ()]
+    for m in messages:
+        if isinstance(m.get("content"), list):
+            m["content"] = [_strip(b) for b in m["content"]]
+    tool_marks = [
+        t["cache_control"]
+        for t in payload.get("tools") or ()
+        if isinstance(t, dict) and t.get("cache_control")
+    ]
+    budget = _MAX_MARKS - len(tool_marks)
+    # The API reads a one-hour mark only before every five-minute mark (lionagi's rule too).
+    short_before = any(not isinstance(m, dict) or m.get("ttl") != "1h" for m in tool_marks)
+
+    def mark_system(index: int, control: dict[str, str]) -> None:
+        nonlocal budget
+        if 0 <= index < len(system) and budget > 0 and _markable(system[index]):
+            system[index] = {**system[index], "cache_control": dict(control)}
+            budget -= 1
+
+    if stable_count and not short_before:
+        mark_system(min(stable_count, len(system)) - 1, _ONE_HOUR)
+    if len(system) > stable_count:
+        mark_system(len(system) - 1, _FIVE_MINUTES)
+
+    def last_markable(i: int) -> int | None:
+        content = messages[i].get("content")
+        if isinstance(content, str):
+            return 0 if content.strip() else None
+        if isinstance(content, list):
+            for j in range(len(content) - 1, -1, -1):
+                if _markable(content[j]):
+                    return j
+        return None
+
+    def mark_message(i: int) -> None:
+        nonlocal budget
+        j = last_markable(i)
+        if j is None or budget <= 0:
+            return
+        content = messages[i]["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        content = list(content)
+        content[j] = {**content[j], "cache_control": dict(_FIVE_MINUTES)}
+        messages[i] = {**messages[i], "content": content}
+        budget -= 1
+
+    if messages:
+        tail = len(messages) - 1
+        if previous_end is not None and 0 <= previous_end < tail:
+            added = sum(_block_count(m) for m in messages[previous_end + 1 :])
+            if added >= LOOKBACK and budget >= 2:  # the tail mark comes first
+                mark_message(previous_end)
+        mark_message(tail)
+    if system:
+        payload["system"] = system
+    payload["messages"] = messages
+
+
+def _block_count(message: Mapping[str, Any]) -> int:
+    content = message.get("content")
+    return len(content) if isinstance(content, list) else 1
