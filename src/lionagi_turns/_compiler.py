@@ -52,6 +52,7 @@ from ._envelope import encode_context_section
 from ._fast import cache as _cache
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from ._render import guidance_text, render_instruction
+from ._values import naming_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -76,8 +77,10 @@ def compile_chat_request(branch: Branch, request: TurnRequest) -> CompiledChatRe
     )
     messages = _render_turns(projection, request, prefix_parts)
     _guard_current_turn(request.instruction.content, messages.current_rendered)
+    with naming_record(f"current instruction, id {request.instruction.id}"):
+        instruction = durable_instruction(request.instruction)
     return CompiledChatRequest(
-        instruction=durable_instruction(request.instruction),
+        instruction=instruction,
         messages=tuple(messages.out),
         provider_kwargs=request.provider_kwargs,
     )
@@ -156,23 +159,19 @@ def _render_turns(
             rendered.add(MessageRole.ASSISTANT, text)
         elif isinstance(turn, InstructionTurn):
             fold = ""
-            if fold_pending:
-                fold = _fold_prefix(prefix_parts, turn.message.content.guidance)
-                fold_pending = False
-            try:
+            with naming_record(f"history position {turn.position}, instruction id "
+                               f"{turn.message.id}"):
+                if fold_pending:
+                    fold = _fold_prefix(prefix_parts, turn.message.content.guidance)
+                    fold_pending = False
                 text = _history_instruction(turn, fold, prefix_parts[1])
-            except ValueError as exc:  # a refused image: say which record holds it
-                raise ValueError(
-                    f"{exc} (history position {turn.position}, instruction id "
-                    f"{turn.message.id})"
-                ) from exc
             rendered.add(MessageRole.USER, text)
         else:  # pragma: no cover - Turn is a closed union
             raise TypeError(f"unhandled turn kind {type(turn).__name__}")
 
     content = request.instruction.content
-    fold = _fold_prefix(prefix_parts, content.guidance) if fold_pending else ""
-    try:
+    with naming_record(f"current instruction, id {request.instruction.id}"):
+        fold = _fold_prefix(prefix_parts, content.guidance) if fold_pending else ""
         current = render_instruction(
             content,
             results=projection.pending,
@@ -182,10 +181,6 @@ def _render_turns(
             response_format=request.response_format,
             structure=request.structure,
         )
-    except ValueError as exc:  # a refused image: say which record holds it
-        raise ValueError(
-            f"{exc} (current instruction, id {request.instruction.id})"
-        ) from exc
     rendered.current_rendered = current
     rendered.add(MessageRole.USER, _own(current))
     return rendered

@@ -23,6 +23,8 @@ from lionagi.operations.schema.structure import Structure
 from lionagi.protocols.messages import Instruction, MessageRole
 from pydantic import BaseModel
 
+from ._values import naming_record
+
 __all__ = (
     "RESERVED_PROVIDER_KEY",
     "CompiledChatRequest",
@@ -227,7 +229,8 @@ def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
     bad = [f"[{i}]" for i, s in enumerate(items) if not isinstance(s, Mapping)]
     if bad:
         raise TypeError(f"TurnRequest.tool_schemas{', '.join(bad)} must be dicts")
-    return tuple(copy.deepcopy(dict(s)) for s in items)
+    with naming_record("TurnRequest.tool_schemas"):
+        return tuple(copy.deepcopy(dict(s)) for s in items)
 
 
 def _response_format(value: Any) -> Any:
@@ -236,7 +239,8 @@ def _response_format(value: Any) -> Any:
     if isinstance(value, type) and issubclass(value, BaseModel):
         return value
     if isinstance(value, BaseModel | Mapping):
-        return copy.deepcopy(dict(value) if isinstance(value, Mapping) else value)
+        with naming_record("TurnRequest.response_format"):
+            return copy.deepcopy(dict(value) if isinstance(value, Mapping) else value)
     raise TypeError(
         "TurnRequest.response_format must be a pydantic model class, a model instance, "
         f"a dict or None, got {type(value).__name__}"

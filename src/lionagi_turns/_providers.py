@@ -16,6 +16,7 @@ from typing import Any
 from lionagi.protocols.messages.validators import validate_image_url
 
 from ._contracts import CompiledChatRequest
+from ._parts import http_url
 
 __all__ = ("check_image_hosts", "to_provider_messages")
 
@@ -40,7 +41,7 @@ def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:
             if not isinstance(part, Mapping) or part.get("type") != "image_url":
                 continue
             url = (part.get("image_url") or {}).get("url", "")
-            if isinstance(url, str) and url.startswith(("http://", "https://")):
+            if isinstance(url, str) and _is_http(url):
                 try:
                     validate_image_url(url)
                 except ValueError as exc:
@@ -48,3 +49,12 @@ def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:
                         f"messages[{index}] image {url[:80]!r} refused before invocation: {exc} "
                         "Use a public https URL or send the image as a data: URI."
                     ) from exc
+
+
+def _is_http(url: str) -> bool:
+    """Whether ``url`` is an http(s) URL by ``_parts.http_url``'s rule; one it refuses is still
+    handed to lionagi's validator, which refuses it too."""
+    try:
+        return http_url(url) is not None
+    except ValueError:
+        return True

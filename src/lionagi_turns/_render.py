@@ -9,8 +9,10 @@ Guarantees:
 - A historical view renders durable sections only; the current view adds the call's Tools,
   ResponseSchema and ResponseFormat sections from the ``TurnRequest``.
 - Images render as one text part followed by ``image_url`` parts, shaped as lionagi shapes them,
-  without network access: http(s) URLs are checked here for everything that needs no DNS
-  (scheme, NUL bytes, host); the SSRF host check runs in ``providers.check_image_hosts``.
+  without network access (rules in ``_parts``; the SSRF host check runs in
+  ``_providers.check_image_hosts``); ``image_detail`` is checked for every instruction.
+- Every value rendered passes ``_values.check_value`` first (cycles, depth, types YAML cannot
+  represent, sets), and results fold with ``_values.merge_results``.
 - A folded guidance section keeps the D3 context section byte-exact on three lines of its own
   (a common indentation allowed). When lionagi's YAML emitter would not (it quotes text with
   trailing spaces or tabs), the fold is written as an equivalent YAML literal block that loads
@@ -27,6 +29,8 @@ import yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from ._fast.yaml import instruction_text, minimal_yaml
+from ._parts import check_image_detail, image_part
+from ._values import check_value, merge_results
 
 __all__ = (
     "guidance_text",
@@ -45,17 +49,8 @@ def guidance_text(guidance: Any) -> str:
         return ""
     if isinstance(guidance, str):
         return guidance
+    check_value(guidance, "guidance")
     return minimal_yaml(guidance).strip()
-
-
-def merge_results(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[Any]:
-    """``context`` followed by each result not equal to an item already present (ADR D2 step 2),
-    earlier results of the same batch included."""
-    merged = list(context)
-    for result in results:
-        if result not in merged:
-            merged.append(result)
-    return merged
 
 
 def render_instruction(
@@ -76,6 +71,8 @@ def render_instruction(
     inside ``fold`` (``""`` when there are no blocks). The call options are given only for the
     current instruction.
     """
+    check_image_detail(source.image_detail)
+    _check_values(source, results, tool_schemas, response_format)
     context = merge_results(source.prompt_context, results) if results else source.prompt_context
     if source.plain_content:
         text = _plain_text(source, context, fold)
@@ -91,7 +88,27 @@ def render_instruction(
     if not source.images:
         return text
     detail = source.image_detail
-    return [{"type": "text", "text": text}, *(_image_part(url, detail) for url in source.images)]
+    return [{"type": "text", "text": text}, *(image_part(url, detail) for url in source.images)]
+
+
+def _check_values(
+    source: InstructionContent,
+    results: Sequence[dict[str, Any]],
+    tool_schemas: Sequence[dict[str, Any]],
+    response_format: Any,
+) -> None:
+    """Every value the renderer reads passes ``_values.check_value`` (named by field)."""
+    for name in ("instruction", "guidance"):
+        value = getattr(source, name)
+        if not isinstance(value, str):
+            check_value(value, name)
+    check_value(source.prompt_context, "prompt_context")
+    for index, result in enumerate(results):
+        check_value(result, f"folded action result {index}")
+    if tool_schemas:
+        check_value(list(tool_schemas), "TurnRequest.tool_schemas")
+    if isinstance(response_format, dict):
+        check_value(response_format, "TurnRequest.response_format")
 
 
 def _content(
@@ -203,26 +220,3 @@ def literal_block(key: str, value: str) -> str | None:
     if not isinstance(loaded, dict) or loaded.get(key) != value:
         return None
     return block
-
-
-def _image_part(url: str, detail: Any) -> dict[str, Any]:
-    """One image as lionagi shapes it, with only the checks that need no network."""
-    if url.startswith(("http://", "https://")):
-        _check_http_url(url)
-        return {"type": "image_url", "image_url": {"url": url, "detail": detail}}
-    # data: URIs, raw base64 and other schemes never reach the network in lionagi's formatter.
-    part: dict[str, Any] = InstructionContent._format_image_item(url, detail)
-    return part
-
-
-def _check_http_url(url: str) -> None:
-    from urllib.parse import urlparse
-
-    if "\x00" in url or "%00" in url.lower():
-        raise ValueError(f"image URL {url[:80]!r} contains a NUL byte; remove it")
-    try:
-        parsed = urlparse(url)
-    except ValueError as exc:
-        raise ValueError(f"malformed image URL {url[:80]!r}: {exc}") from exc
-    if not parsed.netloc or not parsed.hostname:
-        raise ValueError(f"image URL {url[:80]!r} has no host; give a full http(s) URL")
