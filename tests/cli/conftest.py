@@ -1,16 +1,21 @@
-"""Fixtures for the CLI tests: the installed ``lionagi-turns`` run as a subprocess, isolated.
+"""Fixtures for the CLI tests: ``lionagi-turns`` run in process through ``main(argv)``.
 
-Each run gets its own LIONAGI_HOME and working directory (both temporary), no log auto-save,
-a fixed terminal width and no colour, so output is stable and nothing lands in the checkout.
+``run_cli`` captures standard output, standard error and the exit code of ``main(argv)``, with a
+fixed terminal width and no colour, in a temporary working directory. While it runs, an audit
+hook records every subprocess, ``exec``, socket connection and DNS lookup; a run that made one
+fails the test (the CLI makes none). ``run_cli_process`` runs the installed console script (or
+``python -m lionagi_turns``) as a real subprocess, for the smoke tests only.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,9 +23,43 @@ from typing import Any
 import pytest
 from lionagi import Branch
 
+from lionagi_turns.cli import main
+
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 BIN = Path(sys.executable).parent
+
+_WATCHED = (
+    "subprocess.Popen",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "socket.connect",
+    "socket.getaddrinfo",
+    "socket.gethostbyname",
+)
+_seen: list[tuple[str, str]] | None = None
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if _seen is not None and event.startswith(_WATCHED):
+        _seen.append((event, repr(args)[:200]))
+
+
+sys.addaudithook(_audit)  # audit hooks cannot be removed; it records only while armed
+
+
+@contextlib.contextmanager
+def watched() -> Iterator[list[tuple[str, str]]]:
+    """Record the watched events (see the module docstring) raised inside the block."""
+    global _seen
+    _seen = events = []
+    try:
+        yield events
+    finally:
+        _seen = None
 
 
 @dataclass(frozen=True)
@@ -29,16 +68,57 @@ class Run:
     code: int
     stdout: str
     stderr: str
+    events: tuple[tuple[str, str], ...] = ()
 
     def json(self) -> Any:
         return json.loads(self.stdout)
 
 
 @pytest.fixture
-def run_cli(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Run]:
-    """``run_cli(*args, cwd=None, env=None, module=False)`` runs the installed console script
-    (``python -m lionagi_turns`` when ``module``) and returns its exit code and output. An
-    ``env`` value of None removes that variable."""
+def run_cli(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory):
+    """``run_cli(*args, cwd=None, env=None, allow_io=False)``: ``main(list(args))`` in process.
+    An ``env`` value of None removes that variable."""
+
+    def run(
+        *args: str,
+        cwd: Path | None = None,
+        env: dict[str, str | None] | None = None,
+        allow_io: bool = False,
+    ) -> Run:
+        out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+        err = io.StringIO()
+        with monkeypatch.context() as mp:
+            mp.chdir(cwd if cwd is not None else tmp_path_factory.mktemp("cli-cwd"))
+            mp.setenv("COLUMNS", "100")
+            mp.setenv("NO_COLOR", "1")
+            mp.delenv("LIONAGI_TURNS_MAX_BYTES", raising=False)
+            for key, value in (env or {}).items():
+                if value is None:
+                    mp.delenv(key, raising=False)
+                else:
+                    mp.setenv(key, value)
+            mp.setattr(sys, "stdout", out)
+            mp.setattr(sys, "stderr", err)
+            code: Any = 0
+            with watched() as events:
+                try:
+                    main(list(args))
+                except SystemExit as exc:
+                    code = exc.code
+        stdout = out.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+        result = Run(tuple(args), int(code or 0), stdout, err.getvalue(), tuple(events))
+        if not allow_io:
+            assert result.events == (), f"the CLI started a process or used the network: {events}"
+        return result
+
+    return run
+
+
+@pytest.fixture
+def run_cli_process(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Run]:
+    """``run_cli_process(*args, cwd=None, env=None, module=False)`` runs the installed console
+    script (``python -m lionagi_turns`` when ``module``) as a subprocess, isolated: its own
+    LIONAGI_HOME and working directory, no log auto-save, fixed width, no colour."""
 
     def run(
         *args: str,

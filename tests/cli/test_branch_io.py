@@ -65,9 +65,10 @@ def test_examples_load_with_their_system(tmp_path: Path) -> None:
         assert loaded.notes == ()
 
 
-def test_loading_writes_no_logs_even_when_asked(run_cli, tmp_path: Path) -> None:
-    """A saved branch with logs and a log config that auto-saves on exit, plus a .env turning
-    auto-save on: plain lionagi writes a log file at exit; the CLI writes nothing."""
+def test_loading_writes_no_logs_even_when_asked(run_cli_process, tmp_path: Path) -> None:
+    """Smoke test of the installed console script. A saved branch with logs and a log config
+    that auto-saves on exit, plus a .env turning auto-save on: plain lionagi writes a log file
+    at exit; the CLI process writes nothing."""
     branch = Branch(system="S", log_config={"auto_save_on_exit": False})
     branch.msgs.add_message(instruction="hi")
     branch.msgs.add_message(assistant_response="hello")
@@ -101,6 +102,6 @@ def test_loading_writes_no_logs_even_when_asked(run_cli, tmp_path: Path) -> None
     assert len(list(control.rglob("*.json"))) == 1  # plain lionagi saved the logs
 
     quiet = workdir("quiet")
-    run = run_cli("compile", str(path), "--format", "json", cwd=quiet, env=env)
+    run = run_cli_process("compile", str(path), "--format", "json", cwd=quiet, env=env)
     assert run.code == 0, run.stderr
     assert sorted(p.name for p in quiet.rglob("*")) == [".env"]

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from lionagi import Branch
 from lionagi.protocols.messages import MessageRole, RoledMessage
 
-from lionagi_turns.cli._app import check_report
+from lionagi_turns.cli._check import check_report
 from lionagi_turns.cli._load import LoadedBranch, parse_branch
 
 from .conftest import EXAMPLES, edit

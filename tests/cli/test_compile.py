@@ -15,7 +15,8 @@ from lionagi_turns import (
 )
 from lionagi_turns._envelope import find_context_section
 from lionagi_turns._measure import count_tokens
-from lionagi_turns.cli._app import DEFAULT_INSTRUCTION, compile_report
+from lionagi_turns.cli._compile import compile_report
+from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION
 from lionagi_turns.cli._load import load_branch
 
 from .conftest import EXAMPLES
@@ -114,11 +115,12 @@ def test_text_view_shows_images(run_cli) -> None:
     assert "current turn (placeholder" not in run.stdout
 
 
-def test_python_dash_m_matches_console_script(run_cli, conversation: Path) -> None:
-    script = run_cli("compile", str(conversation), "--format", "json")
-    module = run_cli("compile", str(conversation), "--format", "json", module=True)
-    assert script.code == module.code == 0
-    assert script.stdout == module.stdout
+def test_python_dash_m_matches_in_process(run_cli, run_cli_process, conversation: Path) -> None:
+    """Smoke test: ``python -m lionagi_turns`` prints what ``main(argv)`` prints in process."""
+    in_process = run_cli("compile", str(conversation), "--format", "json")
+    module = run_cli_process("compile", str(conversation), "--format", "json", module=True)
+    assert in_process.code == module.code == 0, module.stderr
+    assert module.stdout == in_process.stdout
 
 
 def test_rejected_history_exits_1_with_one_line(run_cli) -> None:

@@ -6,7 +6,6 @@ import pytest
 from lionagi import Branch
 
 import lionagi_turns.characterize as differences
-from lionagi_turns.cli import _app as cli
 
 from .conftest import EXAMPLES, save
 
@@ -38,20 +37,16 @@ def test_error_differences_are_labelled(run_cli) -> None:
     assert "intended: missing-ids" in run.stdout
 
 
-def test_unregistered_difference_exits_1(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_unregistered_difference_exits_1(run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
     """With an empty registry the same fold difference is not explained: exit 1, reported."""
     real = differences.compare
     monkeypatch.setattr(
         differences, "compare", lambda branch, request: real(branch, request, registry=())
     )
-    with pytest.raises(SystemExit) as exited:
-        cli.main(["diff", str(EXAMPLES / "support.json"), "-c", "kb=Refunds take 5 days."])
-    assert exited.value.code == 1
-    out = capsys.readouterr().out
-    assert "NOT REGISTERED" in out
-    assert "not in the intended-difference registry" in out
+    run = run_cli("diff", str(EXAMPLES / "support.json"), "-c", "kb=Refunds take 5 days.")
+    assert run.code == 1
+    assert "NOT REGISTERED" in run.stdout
+    assert "not in the intended-difference registry" in run.stdout
 
 
 def test_when_only_lionagi_sends_its_payload_is_shown(run_cli, tmp_path) -> None:

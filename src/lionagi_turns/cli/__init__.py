@@ -1,4 +1,12 @@
-"""The ``lionagi-turns`` command: ``compile``, ``diff`` and ``check`` on a saved branch."""
+"""The ``lionagi-turns`` command: ``compile``, ``diff`` and ``check`` on a saved branch.
+
+- ``_app``: the typer app, its options and ``main`` (the console-script entry point);
+- ``_compile``, ``_check``, ``_diff``: one module per command, each a pure report function and
+  its text view;
+- ``_inputs``: exit codes, option parsing and the next turn's request, shared by the commands;
+- ``_load``: reading a saved branch, bounded and strict;
+- ``_views``: inert text, bounded bodies and the console every text view prints to.
+"""
 
 from ._app import app, main
 

@@ -1,0 +1,220 @@
+"""``lionagi-turns check``: every defect the compiler would reject in the stored view, and the
+warnings a reviewer should see although the compiler accepts them.
+
+``check_report`` is pure; ``render_check`` is its text view. Exit 0 when there is no defect
+(warnings alone do not fail), 1 otherwise.
+
+Defects: the history defects of the compiler's own projection (``project_history``, the walk
+``compile_chat_request`` runs), plus a stored instruction whose ``image_detail`` is not one the
+current instruction may carry (``low``, ``high``, ``auto`` or none: the same rule for history
+and the current turn); when there is none, the error a compile of the next turn would still
+raise (kind ``compile_error``).
+
+Warnings (the ADR's render rules kept, shown so nothing is sent unseen):
+
+- ``empty_instruction``: a retained instruction that renders whitespace-only, so it is sent as
+  the user message ``{}``;
+- ``empty_assistant``: a retained assistant response (or run of them) whose text is empty, so it
+  is left out and the user messages around it are sent adjacent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .._compiler import compile_chat_request
+from .._durable import _IMAGE_DETAILS
+from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
+from .._providers import to_provider_messages
+from ._inputs import next_request
+from ._load import LoadedBranch, one_line
+from ._views import inert_text
+
+__all__ = ("check_report", "render_check")
+
+
+def _entry(kind: str, message: str, positions: list[int], ids: list[str]) -> dict[str, Any]:
+    return {"kind": kind, "message": message, "positions": positions, "ids": ids}
+
+
+def _image_detail_defects(projection: Projection) -> list[dict[str, Any]]:
+    out = []
+    for turn in projection.turns:
+        if not isinstance(turn, InstructionTurn):
+            continue
+        detail = turn.message.content.image_detail
+        if detail is not None and detail not in _IMAGE_DETAILS:
+            uid = str(turn.message.id)
+            out.append(
+                _entry(
+                    "image_detail",
+                    f"instruction at position {turn.position} (id {uid}) has image_detail "
+                    f"{detail!r}; it must be one of {_IMAGE_DETAILS} or None, as for the current "
+                    "instruction",
+                    [turn.position],
+                    [uid],
+                )
+            )
+    return out
+
+
+def _assistant_warnings(projection: Projection) -> list[dict[str, Any]]:
+    out = []
+    for turn in projection.turns:
+        if isinstance(turn, AssistantTurn) and not any(
+            m.content.assistant_response for m in turn.messages
+        ):
+            ids = [str(m.id) for m in turn.messages]
+            at = ", ".join(str(p) for p in turn.positions)
+            out.append(
+                _entry(
+                    "empty_assistant",
+                    f"assistant response at position {at} (id {', '.join(ids)}) is empty and is "
+                    "left out: the user messages before and after it are sent adjacent",
+                    list(turn.positions),
+                    ids,
+                )
+            )
+    return out
+
+
+def _instruction_warnings(
+    projection: Projection, messages: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Retained instructions sent as whitespace or ``{}``: the compiled user messages before the
+    current one, paired in order with the retained instructions."""
+    turns = [t for t in projection.turns if isinstance(t, InstructionTurn)]
+    users = [m for m in messages[:-1] if m["role"] == "user"]
+    if len(users) != len(turns):  # pragma: no cover - each retained instruction is one message
+        return []
+    out = []
+    for turn, message in zip(turns, users, strict=True):
+        content = message["content"]
+        text = content if isinstance(content, str) else ""
+        if isinstance(content, str) and text.strip() in ("", "{}"):
+            uid = str(turn.message.id)
+            out.append(
+                _entry(
+                    "empty_instruction",
+                    f"instruction at position {turn.position} (id {uid}) renders whitespace-only "
+                    f"and is sent as the user message {text!r}",
+                    [turn.position],
+                    [uid],
+                )
+            )
+    return out
+
+
+def check_report(loaded: LoadedBranch) -> dict[str, Any]:
+    """The ``check --format json`` object (see the module docstring): ``ok`` (no defect),
+    ``defects``, ``warnings``, the view's ``records`` and the loader's ``notes``."""
+    branch = loaded.branch
+    projection = project_history(branch, select_ids(branch, None))
+    defects = [d.to_dict() for d in projection.defects]
+    named = {i for d in defects for i in d["ids"]}
+    defects += [d for d in _image_detail_defects(projection) if not named & set(d["ids"])]
+    warnings = _assistant_warnings(projection)
+    if not defects:
+        try:
+            compiled = compile_chat_request(branch, next_request(branch, None))
+        except (ValueError, TypeError) as exc:
+            defects.append(
+                _entry("compile_error", f"{type(exc).__name__}: {one_line(str(exc))}", [], [])
+            )
+        else:
+            warnings = _instruction_warnings(projection, to_provider_messages(compiled)) + warnings
+    warnings.sort(key=lambda w: w["positions"])
+    records = []
+    msgs: Any = branch.msgs
+    pile: dict[UUID, Any] = msgs.messages.collections
+    for position, uid in enumerate(loaded.view):
+        message = pile.get(uid)
+        records.append(
+            {
+                "position": position,
+                "id": str(uid),
+                "kind": type(message).__name__ if message is not None else None,
+            }
+        )
+    return {
+        "path": loaded.path,
+        "view": loaded.view_name,
+        "ok": not defects,
+        "defects": defects,
+        "warnings": warnings,
+        "records": records,
+        "notes": list(loaded.notes),
+    }
+
+
+def _entries_table(entries: list[dict[str, Any]], style: str) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("kind", style=style)
+    table.add_column("positions", justify="right")
+    table.add_column("ids", overflow="fold")
+    table.add_column("detail", overflow="fold")
+    for d in entries:
+        table.add_row(
+            d["kind"],
+            ", ".join(str(p) for p in d["positions"]) or "—",
+            "\n".join(d["ids"]) or "—",
+            inert_text(d["message"]),
+        )
+    return table
+
+
+def render_check(console: Console, report: dict[str, Any]) -> None:
+    """The text view of ``report``: the verdict, defects, warnings, then the view with each
+    record's defects and warnings."""
+    defects, warnings = report["defects"], report["warnings"]
+    path = report["path"]
+    records = len(report["records"])
+    warned = f"; {len(warnings)} warning(s)" if warnings else ""
+    if not defects:
+        console.print(
+            Text.assemble(
+                ("✓ ", "bold green"),
+                inert_text(path),
+                f": no defects in {report['view']} ({records} records); the compiler accepts "
+                f"it{warned}",
+            )
+        )
+    else:
+        console.print(
+            Text.assemble(
+                ("✗ ", "bold red"),
+                inert_text(path),
+                f": {len(defects)} defect(s) in {report['view']} ({records} records){warned}",
+            )
+        )
+    for note in report["notes"]:
+        console.print(inert_text(f"note: {note}", "yellow"))
+    if defects:
+        console.print(_entries_table(defects, "bold red"))
+    if warnings:
+        console.print(Text("warnings (sent as shown; not defects):", style="yellow"))
+        console.print(_entries_table(warnings, "bold yellow"))
+    if not defects and not warnings:
+        return
+    flagged: dict[int, list[str]] = {}
+    for d in [*defects, *warnings]:
+        for p in d["positions"]:
+            flagged.setdefault(p, []).append(d["kind"])
+    view = Table(title="View", title_justify="left", show_edge=False, pad_edge=False)
+    view.add_column("pos", justify="right")
+    view.add_column("id", no_wrap=True)
+    view.add_column("record")
+    view.add_column("defects / warnings", style="red")
+    for record in report["records"]:
+        view.add_row(
+            str(record["position"]),
+            record["id"],
+            record["kind"] or Text("— missing —", style="red"),
+            ", ".join(flagged.get(record["position"], [])),
+        )
+    console.print(view)

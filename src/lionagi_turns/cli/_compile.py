@@ -1,0 +1,331 @@
+"""``lionagi-turns compile``: the provider messages of the next turn, and their sections.
+
+``compile_report`` is pure (it reads the loaded branch and returns a JSON-ready dict);
+``render_compile`` is its text view.
+
+The report: ``messages`` is exactly ``to_provider_messages(compile_chat_request(branch,
+request))``; ``sections`` gives characters (text only; images are counted, not measured) and
+tokens per section, counted offline with ``o200k_base`` (``lionagi_turns._measure``;
+``tokenizer`` names the encoding). The system, context-block and guidance sections are parts of
+the fold and are also counted inside the message that carries it (``fold.message_index``);
+history and current turn partition the messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from .._compiler import compile_chat_request
+from .._contracts import ContextBlock, TurnRequest
+from .._envelope import BEGIN_MARKER, END_MARKER, encode_context_section
+from .._history import (
+    HistoryError,
+    InstructionTurn,
+    UnknownMessageTypeError,
+    project_history,
+    select_ids,
+)
+from .._measure import ENCODING, count_tokens
+from .._providers import to_provider_messages
+from .._render import guidance_text
+from ._inputs import EXIT_REJECTED, die, next_request
+from ._load import LoadedBranch, one_line
+from ._views import bounded_rows, inert, inert_text
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = ("TOKENIZER", "FoldParts", "compile_error", "compile_report", "render_compile")
+
+TOKENIZER = {"encoding": ENCODING, "package": "bpe-openai"}
+
+
+def text_of(content: Any) -> tuple[str, int]:
+    """The text of a message's content and its number of images."""
+    if isinstance(content, str):
+        return content, 0
+    texts = [p.get("text", "") for p in content if p.get("type") == "text"]
+    images = sum(1 for p in content if p.get("type") == "image_url")
+    return "\n".join(texts), images
+
+
+def _size(texts: Sequence[str], images: int | None = None) -> dict[str, Any]:
+    size: dict[str, Any] = {
+        "characters": sum(len(t) for t in texts),
+        "tokens": sum(count_tokens(t) for t in texts),
+    }
+    if images is not None:
+        size["images"] = images
+    return size
+
+
+@dataclass(frozen=True, slots=True)
+class FoldParts:
+    """The fold's sections, in order, and the index of the message that carries them."""
+
+    system: str
+    context: str
+    guidance: str
+    message_index: int | None
+
+    def sections(self) -> list[tuple[str, str]]:
+        """Non-empty (label, text) parts, in fold order; empty when nothing is folded."""
+        if not (self.system or self.context):
+            return []
+        parts = (("system", self.system), ("context", self.context), ("guidance", self.guidance))
+        return [(label, text) for label, text in parts if text]
+
+
+def _fold_parts(
+    branch: Branch, request: TurnRequest, messages: list[dict[str, Any]]
+) -> FoldParts:
+    system = branch.msgs.system
+    projection = project_history(branch, select_ids(branch, request.progression))
+    target = next((t for t in projection.turns if isinstance(t, InstructionTurn)), None)
+    guidance = (target.message if target else request.instruction).content.guidance
+    system_text = system.rendered if system is not None else ""
+    context = encode_context_section(request.context_blocks)
+    index = None
+    if system_text or context:
+        index = next((i for i, m in enumerate(messages) if m["role"] == "user"), None)
+    return FoldParts(system_text, context, guidance_text(guidance), index)
+
+
+def compile_report(
+    loaded: LoadedBranch,
+    instruction: str | None = None,
+    blocks: tuple[ContextBlock, ...] = (),
+) -> dict[str, Any]:
+    """The ``compile --format json`` object for ``loaded`` (see the module docstring).
+
+    Raises what ``compile_chat_request`` raises for a history it rejects.
+    """
+    return compiled_turn(loaded, instruction, blocks)[0]
+
+
+def compiled_turn(
+    loaded: LoadedBranch, instruction: str | None, blocks: tuple[ContextBlock, ...]
+) -> tuple[dict[str, Any], FoldParts]:
+    """``compile_report`` and the fold parts the text view marks."""
+    branch = loaded.branch
+    request = next_request(branch, instruction, blocks)
+    messages = to_provider_messages(compile_chat_request(branch, request))
+    fold = _fold_parts(branch, request, messages)
+    history = [text_of(m["content"]) for m in messages[:-1]]
+    current = [text_of(m["content"]) for m in messages[-1:]]
+    everything = history + current
+    report = {
+        "path": loaded.path,
+        "view": loaded.view_name,
+        "records": len(loaded.view),
+        "instruction": request.instruction.content.instruction,
+        "instruction_is_placeholder": instruction is None,
+        "messages": messages,
+        "fold": {"message_index": fold.message_index, "sections": [s for s, _ in fold.sections()]},
+        "sections": {
+            "system": _size([fold.system]),
+            "context_blocks": {"count": len(blocks), **_size([fold.context])},
+            "guidance": _size([fold.guidance]),
+            "history": {
+                "messages": len(history),
+                **_size([t for t, _ in history], sum(n for _, n in history)),
+            },
+            "current_turn": _size([t for t, _ in current], sum(n for _, n in current)),
+            "total": {
+                "messages": len(messages),
+                **_size([t for t, _ in everything], sum(n for _, n in everything)),
+            },
+        },
+        "tokenizer": dict(TOKENIZER),
+    }
+    return report, fold
+
+
+def compile_error(loaded: LoadedBranch, exc: Exception) -> NoReturn:
+    """Exit 1 with one line: the compiler rejects this history (``exc``)."""
+    if isinstance(exc, HistoryError | UnknownMessageTypeError):
+        die(
+            EXIT_REJECTED,
+            f"{loaded.path}: the compiler rejects this history: {one_line(str(exc))} "
+            f"(run `lionagi-turns check {loaded.path}` to list every defect)",
+        )
+    problem = f"{type(exc).__name__}: {one_line(str(exc))}"
+    die(EXIT_REJECTED, f"{loaded.path}: cannot compile: {problem}")
+
+
+# --------------------------------------------------------------------------- text view
+
+_STYLES = {
+    "system": "bold magenta",
+    "context": "bold cyan",
+    "guidance": "bold yellow",
+    "image": "green",
+    "": "dim",
+}
+
+
+def _fold_labels(lines: list[str], parts: list[tuple[str, str]]) -> dict[int, str] | None:
+    """Line index -> section label for the fold embedded in ``lines`` (as a YAML block with any
+    indentation, or as plain text), or None when it is not there line for line."""
+    fold_lines: list[tuple[str, str]] = []
+    for n, (label, text) in enumerate(parts):
+        if n:
+            fold_lines.append(("", ""))
+        fold_lines.extend((label, line) for line in text.split("\n"))
+    first = fold_lines[0][1]
+    for start, line in enumerate(lines):
+        if not line.endswith(first):
+            continue
+        indent = line[: len(line) - len(first)]
+        if indent.strip() and not (len(fold_lines) == 1 and indent.strip() == "Guidance:"):
+            continue
+        window = lines[start : start + len(fold_lines)]
+        if len(window) == len(fold_lines) and all(
+            got == indent + want if want else not got.strip()
+            for got, (_, want) in zip(window, fold_lines, strict=True)
+        ):
+            return {start + k: label for k, (label, _) in enumerate(fold_lines) if label}
+    return None
+
+
+def _envelope_labels(lines: list[str]) -> dict[int, str]:
+    for i in range(len(lines) - 2):
+        if lines[i].strip() == BEGIN_MARKER and lines[i + 2].strip() == END_MARKER:
+            return {i: "context", i + 1: "context", i + 2: "context"}
+    return {}
+
+
+def _message_body(content: Any, labels_for: Callable[[list[str]], dict[int, str]]) -> Table:
+    """One row per shown line (see ``_views.bounded_rows``): the section label when the line
+    belongs to the fold, and the line, inert; long lines wrap inside their column."""
+    text, _ = text_of(content)
+    lines = text.split("\n")
+    labels = labels_for(lines)
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(width=max(len(k) for k in _STYLES), no_wrap=True)
+    grid.add_column(width=1, style="dim")
+    grid.add_column(overflow="fold")
+    for row in bounded_rows(lines):
+        if row.index is None:
+            grid.add_row(Text(""), "┆", Text(row.text, style="italic dim"))
+            continue
+        label = labels.get(row.index, "")
+        style = _STYLES[label] if label == "context" else ""
+        grid.add_row(Text(label, style=_STYLES[label]), "│", inert_text(row.text, style))
+    if not isinstance(content, str):
+        images = [p for p in content if p.get("type") == "image_url"]
+        for n, part in enumerate(images, 1):
+            url = str(part.get("image_url", {}).get("url", ""))
+            detail = part.get("image_url", {}).get("detail")
+            shown = url if len(url) <= 48 else url[:45] + "…"
+            grid.add_row(
+                Text("image", style=_STYLES["image"]),
+                "│",
+                inert_text(
+                    f"[image {n}] {shown} ({len(url):,} chars, detail={detail})", "green"
+                ),
+            )
+    return grid
+
+
+def _size_note(size: dict[str, Any]) -> str:
+    note = f"{size['characters']:,} chars · {size['tokens']:,} tokens"
+    if size.get("images"):
+        note += f" · {size['images']} image(s)"
+    return note
+
+
+def render_compile(
+    console: Console, loaded: LoadedBranch, report: dict[str, Any], fold: FoldParts
+) -> None:
+    """The text view of ``report``: a panel per message with the fold's sections and the
+    context envelope marked, then the sections table."""
+    branch = loaded.branch
+    messages: list[dict[str, Any]] = report["messages"]
+    request_blocks = report["sections"]["context_blocks"]["count"]
+    fold_index = fold.message_index
+    system = branch.msgs.system
+    parts = fold.sections()
+
+    header = Text()
+    header.append("lionagi-turns compile ", style="bold")
+    header.append_text(inert_text(loaded.path))
+    console.print(Rule(header))
+    facts = Text()
+    facts.append(f"view: {loaded.view_name} ({len(loaded.view)} records) · ")
+    facts.append(f"system: {'yes' if system is not None else 'no'} · ")
+    facts.append(f"context blocks: {request_blocks} · ")
+    facts.append(f"{len(messages)} message(s) to send")
+    console.print(facts)
+    for note in loaded.notes:
+        console.print(inert_text(f"note: {note}", "yellow"))
+    console.print()
+
+    last = len(messages) - 1
+    for i, message in enumerate(messages):
+        role = message["role"]
+        tags = []
+        if i == fold_index:
+            tags.append("fold: " + " + ".join(label for label, _ in parts))
+        if i == last:
+            tags.append(
+                "current turn (placeholder; pass --instruction TEXT)"
+                if report["instruction_is_placeholder"]
+                else "current turn"
+            )
+        else:
+            tags.append("history")
+        text, images = text_of(message["content"])
+        size = {"characters": len(text), "tokens": count_tokens(text), "images": images}
+
+        def labels_for(lines: list[str], i: int = i) -> dict[int, str]:
+            if i == fold_index and parts:
+                found = _fold_labels(lines, parts)
+                if found is not None:
+                    return found
+            return _envelope_labels(lines) if i == fold_index else {}
+
+        title = Text.assemble((f"[{i}] {inert(role)}", "bold"), f"  {' · '.join(tags)}")
+        border = "yellow" if i == last else ("blue" if role == "user" else "green")
+        console.print(
+            Panel(
+                _message_body(message["content"], labels_for),
+                title=title,
+                title_align="left",
+                subtitle=_size_note(size),
+                subtitle_align="right",
+                border_style=border,
+            )
+        )
+
+    table = Table(title="Sections", title_justify="left", show_edge=False, pad_edge=False)
+    table.add_column("section")
+    table.add_column("characters", justify="right")
+    table.add_column("tokens", justify="right")
+    table.add_column("notes")
+    sections = report["sections"]
+    notes = {
+        "system": "folded into the first instruction" if fold.system else "no system message",
+        "context_blocks": (
+            f"{request_blocks} block(s), D3 JSON envelope"
+            if request_blocks
+            else "none (add some with --context NAME=TEXT)"
+        ),
+        "guidance": "the fold target's own guidance",
+        "history": f"{sections['history']['messages']} message(s)",
+        "current_turn": "1 message",
+        "total": f"{sections['total']['messages']} message(s)",
+    }
+    for name, size in sections.items():
+        extra = f" · {size['images']} image(s)" if size.get("images") else ""
+        table.add_row(name, f"{size['characters']:,}", f"{size['tokens']:,}", notes[name] + extra)
+    console.print(table)
+    console.print(Text(f"tokens: {ENCODING}, counted offline", style="dim"))

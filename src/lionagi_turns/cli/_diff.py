@@ -1,0 +1,160 @@
+"""``lionagi-turns diff``: lionagi 0.36's own payload against the compiled one, per message, each
+difference labelled with the intended-difference registry entry that explains it.
+
+``diff_report`` is pure (it imports the characterization registry, the one command that does);
+``render_diff`` is its text view. Exit 0 when every difference is registered, 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.panel import Panel
+from rich.rule import Rule
+from rich.table import Table
+from rich.text import Text
+
+from .._contracts import ContextBlock
+from ._inputs import next_request
+from ._load import LIONAGI_VERSION, LoadedBranch
+from ._views import bounded_rows, inert_text
+
+__all__ = ("diff_report", "render_diff")
+
+
+def _message_lines(message: dict[str, Any] | None) -> list[str]:
+    if message is None:
+        return []
+    content = message["content"]
+    head = [f"role: {message['role']}"]
+    if isinstance(content, str):
+        return [*head, *content.split("\n")]
+    return [*head, *json.dumps(content, indent=2, ensure_ascii=False).split("\n")]
+
+
+def diff_report(
+    loaded: LoadedBranch, instruction: str | None = None, blocks: tuple[ContextBlock, ...] = ()
+) -> dict[str, Any]:
+    """Both payloads of the next turn compared (``characterize.compare``): per compiled
+    message index its unified diff lines (empty when identical) and the ids of the entries that
+    explain it; the entries that explain an error outcome; what no entry explains; ``ok``."""
+    from .. import characterize
+
+    branch = loaded.branch
+    comparison = characterize.compare(branch, next_request(branch, instruction, blocks))
+    entries = {
+        e.id: {"adr_clause": e.adr_clause, "design_ref": e.design_ref, "summary": e.summary}
+        for e in characterize.REGISTRY
+    }
+    legacy = comparison.legacy or []
+    compiled = comparison.compiled or []
+    one_side: dict[str, Any] | None = None
+    if (comparison.legacy is None) != (comparison.compiled is None):
+        # One side raised: show what the other side sends instead of diffing against nothing.
+        side = "lionagi" if comparison.compiled is None else "lionagi-turns"
+        one_side = {"side": side, "messages": legacy or compiled}
+        legacy = compiled = []
+    messages = []
+    for i in range(max(len(legacy), len(compiled))):
+        old = legacy[i] if i < len(legacy) else None
+        new = compiled[i] if i < len(compiled) else None
+        diff = difflib.unified_diff(
+            _message_lines(old),
+            _message_lines(new),
+            fromfile=f"lionagi/messages[{i}]",
+            tofile=f"lionagi-turns/messages[{i}]",
+            lineterm="",
+        )
+        messages.append(
+            {"index": i, "diff": list(diff), "labels": list(comparison.labels.get(i, ()))}
+        )
+    labelled = {label for labels in comparison.labels.values() for label in labels}
+    return {
+        "path": loaded.path,
+        "lionagi_version": LIONAGI_VERSION,
+        "legacy_error": comparison.legacy_error,
+        "compiled_error": comparison.compiled_error,
+        "one_side": one_side,
+        "messages": messages,
+        "outcome_entries": [e for e in comparison.entries if e not in labelled],
+        "entries": entries,
+        "unexplained": list(comparison.unexplained),
+        "ok": comparison.ok,
+    }
+
+
+def _intended(report: dict[str, Any], label: str, prefix: str) -> Text:
+    entry = report["entries"].get(label)
+    if entry is None:
+        return Text.assemble((prefix, "yellow"), inert_text(label))
+    return Text.assemble(
+        (prefix, "green"),
+        (label, "bold green"),
+        f" (ADR-0007 {entry['adr_clause']}, {entry['design_ref']}): {entry['summary']}",
+    )
+
+
+def render_diff(console: Console, report: dict[str, Any]) -> None:
+    """The text view of ``report``: a panel per differing message, its labels under it, then
+    the verdict. Every shown line is inert and bounded (``_views``)."""
+    console.print(Rule(Text.assemble(("lionagi-turns diff ", "bold"), inert_text(report["path"]))))
+    console.print(
+        f"--- lionagi {report['lionagi_version']} (_prepare_run_kwargs)   +++ lionagi-turns "
+        "(compile_chat_request)"
+    )
+    if report["legacy_error"]:
+        console.print(inert_text(f"lionagi raises: {report['legacy_error']}", "red"))
+    if report["compiled_error"]:
+        console.print(inert_text(f"lionagi-turns raises: {report['compiled_error']}", "red"))
+    one_side = report["one_side"]
+    if one_side is not None:
+        for i, message in enumerate(one_side["messages"]):
+            shown = Text("\n").join(
+                inert_text(row.text) for row in bounded_rows(_message_lines(message))
+            )
+            console.print(
+                Panel(
+                    shown,
+                    title=Text(f"{one_side['side']} sends messages[{i}]", style="bold"),
+                    title_align="left",
+                    border_style="dim",
+                )
+            )
+    for message in report["messages"]:
+        i = message["index"]
+        if not message["diff"]:
+            console.print(Text(f"messages[{i}]: identical", style="dim"))
+            continue
+        body = Table.grid()
+        body.add_column(width=1, no_wrap=True)
+        body.add_column(overflow="fold")
+        for row in bounded_rows(message["diff"]):
+            line = row.text
+            if row.index is None:
+                body.add_row("", Text(line, style="italic dim"))
+                continue
+            header = line.startswith(("+++", "---", "@@"))
+            style = "bold" if header else {"+": "green", "-": "red"}.get(line[:1], "")
+            marker, rest = ("", line) if header else (line[:1], line[1:])
+            body.add_row(Text(marker, style=style), inert_text(rest, style))
+        title = Text(f"messages[{i}]", style="bold")
+        console.print(Panel(body, title=title, title_align="left", border_style="blue"))
+        for label in message["labels"]:
+            console.print(_intended(report, label, "  ↳ intended: "))
+    for label in report["outcome_entries"]:
+        console.print(_intended(report, label, "intended: "))
+    for problem in report["unexplained"]:
+        console.print(Text.assemble(("NOT REGISTERED: ", "bold red"), inert_text(problem)))
+    if report["ok"]:
+        console.print(Text("✓ every difference is an intended one", style="bold green"))
+        return
+    console.print(
+        Text(
+            f"✗ {len(report['unexplained'])} difference(s) not in the intended-difference "
+            "registry",
+            style="bold red",
+        )
+    )

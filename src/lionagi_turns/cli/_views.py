@@ -1,0 +1,131 @@
+"""What every command's human output shares: a console, inert text and bounded bodies.
+
+Contracts:
+
+- Text that comes from the input (message text, ids, paths, notes, error details) is shown
+  inert: C0 controls other than line feed and tab, DEL, C1 controls, and the Unicode line,
+  paragraph and bidirectional-override controls are shown as ``\\xNN`` / ``\\uNNNN`` escapes
+  (styled reverse on a colour terminal), so a saved branch cannot retitle the window, write the
+  clipboard (OSC 0/52), clear the screen, move the cursor over earlier lines or reorder what a
+  reviewer reads. ``--format json`` output is exact JSON and is not escaped.
+- Long message bodies are bounded before Rich lays them out (its wrapping is quadratic in line
+  length): a line over ``MAX_LINE_CHARS`` characters shows its first ``LINE_HEAD`` and last
+  ``LINE_TAIL`` characters around a marker giving the number of characters left out, and a
+  body of more than ``MAX_BODY_LINES`` lines shows its first ``BODY_HEAD`` and last
+  ``BODY_TAIL`` lines around a marker giving the lines and characters left out. Sizes and token
+  counts are always of the whole text; ``--format json`` prints everything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+__all__ = (
+    "BODY_HEAD",
+    "BODY_TAIL",
+    "LINE_HEAD",
+    "LINE_TAIL",
+    "MAX_BODY_LINES",
+    "MAX_LINE_CHARS",
+    "Row",
+    "bounded_rows",
+    "console",
+    "inert",
+    "inert_text",
+    "print_json",
+)
+
+MAX_LINE_CHARS = 2_000
+LINE_HEAD, LINE_TAIL = 1_200, 400
+MAX_BODY_LINES = 400
+BODY_HEAD, BODY_TAIL = 300, 60
+
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+)
+_ESCAPED = "reverse"
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def inert(text: str) -> str:
+    """``text`` with every control character escaped (see the module contract)."""
+    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+
+
+def inert_text(text: str, style: str = "") -> Text:
+    """``inert(text)`` as Rich ``Text`` in ``style``, the escapes styled apart; never parsed as
+    markup."""
+    out = Text(style=style)
+    position = 0
+    for match in _CONTROL.finditer(text):
+        out.append(text[position : match.start()])
+        out.append(_escape(match.group()), style=_ESCAPED)
+        position = match.end()
+    out.append(text[position:])
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One displayed line of a body: ``index`` of the source line (None for a marker row),
+    the text shown, and how many characters of the source it leaves out."""
+
+    index: int | None
+    text: str
+    elided: int = 0
+
+
+def bounded_rows(lines: list[str]) -> list[Row]:
+    """The rows that show ``lines`` within the display bounds (see the module contract)."""
+    if len(lines) > MAX_BODY_LINES:
+        hidden = lines[BODY_HEAD : len(lines) - BODY_TAIL]
+        chars = sum(len(line) for line in hidden) + len(hidden)
+        marker = Row(
+            None,
+            f"… {len(hidden):,} lines ({chars:,} characters) not shown; "
+            "--format json prints them …",
+            chars,
+        )
+        head = [_row(i, lines[i]) for i in range(BODY_HEAD)]
+        tail = [_row(i, lines[i]) for i in range(len(lines) - BODY_TAIL, len(lines))]
+        return [*head, marker, *tail]
+    return [_row(i, line) for i, line in enumerate(lines)]
+
+
+def _row(index: int, line: str) -> Row:
+    if len(line) <= MAX_LINE_CHARS:
+        return Row(index, line)
+    hidden = len(line) - LINE_HEAD - LINE_TAIL
+    text = (
+        f"{line[:LINE_HEAD]} … [{hidden:,} characters not shown; --format json prints them] … "
+        f"{line[-LINE_TAIL:]}"
+    )
+    return Row(index, text, hidden)
+
+
+def console() -> Console:
+    """The console every text view prints to (standard output, no markup or highlighting)."""
+    return Console(highlight=False, soft_wrap=False, markup=False, emoji=False)
+
+
+def print_json(value: Any) -> None:
+    """``value`` as indented JSON on standard output, as UTF-8 whatever the locale."""
+    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
