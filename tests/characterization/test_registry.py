@@ -8,7 +8,7 @@ import pytest
 from lionagi import Branch
 from scenarios import SCENARIOS, Scenario, by_id, request_for
 
-from lionagi_turns import CompiledChatRequest, CompiledMessage, TurnRequest
+from lionagi_turns import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
 from lionagi_turns.characterize import REGISTRY, compare, registry_entry
 
 from .test_matrix import run
@@ -177,3 +177,17 @@ def test_reserved_key_through_the_request_builder_raises_the_adr_error():
     message = r"^provider_kwargs must not contain reserved key 'messages'$"
     with pytest.raises(ValueError, match=message):
         request_for(branch, scenario)
+
+
+def test_keep_chomped_guidance_rewritten_inside_the_document() -> None:
+    """Regression (found by test_random_histories): guidance ending in blank lines renders as a
+    ``|+`` block; re-rendered alone it ends with YAML's ``...`` marker, which lionagi's emitter
+    writes only at the end of a document, never before the next section."""
+    branch = Branch()
+    request = TurnRequest(
+        instruction=branch.msgs.create_instruction(instruction="q", guidance=":\n\n"),
+        context_blocks=(ContextBlock(":", ":"),),
+    )
+    result = compare(branch, request)
+    assert result.ok, result.unexplained
+    assert result.entries == ("systemless-context",)

@@ -79,7 +79,10 @@ def _render_sections(sections: Sequence[tuple[str, str | None]]) -> str:
     kept = [raw for _, raw in sections if raw is not None]
     if not kept:
         return str(minimal_yaml({})).strip()
-    return "".join(kept).strip()
+    # A section rendered on its own ends a keep-chomped block (``|+``) with YAML's document-end
+    # marker; inside a document, where another key follows, lionagi's emitter writes none.
+    inner = [raw[:-4] if raw.endswith("\n...\n") else raw for raw in kept[:-1]]
+    return "".join([*inner, kept[-1]]).strip()
 
 
 def _section_text(key: str, value: Any) -> str | None:
