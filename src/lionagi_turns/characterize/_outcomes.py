@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterable
+from typing import Any
 from uuid import UUID
 
 from lionagi._errors import NotFoundError
@@ -14,7 +15,9 @@ from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.validators import validate_image_url
 
 from .._history import CONSECUTIVE_INSTRUCTIONS, HistoryError, UnknownMessageTypeError
+from .._parts import check_image_detail, http_url, image_part
 from .._providers import check_image_hosts
+from .._values import check_value
 from ._facts import _Facts, _State, _Step
 from .legacy import legacy_messages_for_view
 
@@ -135,9 +138,14 @@ def image_host_deferred(facts: _Facts, state: _State) -> _Step | None:
     try:
         check_image_hosts(state.compiled)
     except ValueError as exc:
-        if any(u[:80] in str(exc) for u in refused):
+        if any(_sent_form(u)[:80] in str(exc) for u in refused):
             return _resolved(state)
     return None
+
+
+def _sent_form(url: str) -> str:
+    """The URL as the compiler sends it (``_parts.http_url``)."""
+    return http_url(url) or url
 
 
 def _image_urls(facts: _Facts) -> Iterable[str]:
@@ -150,10 +158,62 @@ def _image_urls(facts: _Facts) -> Iterable[str]:
 
 
 def _refusal(url: str) -> str | None:
-    if not url.startswith(("http://", "https://")):
+    try:
+        if http_url(url) is None:
+            return None
+    except ValueError:
         return None
     try:
         validate_image_url(url)
     except ValueError as exc:
         return str(exc)
     return None
+
+
+def refused_value(facts: _Facts, state: _State) -> _Step | None:
+    """Compiler: a ValueError/TypeError from the value and image rules (``_values``,
+    ``_parts``: a cycle, nesting past the depth limit, a type YAML cannot represent, a set, a
+    path-like image payload, an ``image_detail`` outside the contract), the rule's text followed
+    by the record; lionagi: sends the value (a set in hash order, the path as a data URI, any
+    detail) or fails with an error naming no record (RecursionError, yaml's RepresenterError).
+    Not used when lionagi raised the equivalent error itself."""
+    exc = state.compiled_exc
+    if type(exc) not in (ValueError, TypeError):
+        return None
+    legacy = state.legacy_exc
+    if legacy is not None and isinstance(exc, type(legacy)) and str(exc).startswith(str(legacy)):
+        return None
+    text = str(exc)
+    if not any(text.startswith(f"{rule} (") for rule in _rule_refusals(facts)):
+        return None
+    return _resolved(state)
+
+
+def _rule_refusals(facts: _Facts) -> list[str]:
+    """The text of every refusal the value and image rules give for the view's instructions,
+    the current one and the request's call options."""
+    pile = facts.pile
+    contents = [m.content for m in map(pile.get, facts.view) if isinstance(m, Instruction)]
+    contents.append(facts.request.instruction.content)
+    checks: list[Any] = []
+    for content in contents:
+        checks.append(lambda c=content: check_image_detail(c.image_detail))
+        checks.append(lambda c=content: check_value(c.prompt_context, "prompt_context"))
+        for name in ("instruction", "guidance"):
+            value = getattr(content, name)
+            if not isinstance(value, str):
+                checks.append(lambda v=value, n=name: check_value(v, n))
+        for url in content.images:
+            checks.append(lambda u=url, c=content: image_part(u, c.image_detail))
+    request = facts.request
+    if request.tool_schemas:
+        checks.append(lambda: check_value(list(request.tool_schemas), "TurnRequest.tool_schemas"))
+    if isinstance(request.response_format, dict):
+        checks.append(lambda: check_value(request.response_format, "TurnRequest.response_format"))
+    refusals = []
+    for check in checks:
+        try:
+            check()
+        except (ValueError, TypeError) as refused:
+            refusals.append(str(refused))
+    return refusals

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
 
+from .._parts import http_url
 from ._facts import Payload, _added_results, _Facts, _guidance_text, _plain, _Source, _State, _Step
 from ._rewrite import _rewrite_user_sections, _rewrite_user_texts
 from ._sections import _render_sections, _section_text, _sections
@@ -146,3 +147,45 @@ def fold_separators(facts: _Facts, state: _State) -> _Step | None:
         return {"Guidance": "".join(parts)}
 
     return _rewrite_user_sections(facts, state, lambda s: s.fold_target, rewrite)
+
+
+def image_url_normalised(facts: _Facts, state: _State) -> _Step | None:
+    """Legacy side: an http(s) image URL lionagi sends as written (a scheme not in lower case,
+    leading spaces or controls) becomes the form its validator checked, which the compiler
+    sends; only where the compiled message at the same index holds exactly that form."""
+    if state.legacy is None or state.compiled is None:
+        return None
+    legacy = json.loads(json.dumps(state.legacy))
+    changed: set[int] = set()
+    for index, message in enumerate(legacy):
+        content = message.get("content")
+        if not isinstance(content, list) or index >= len(state.compiled):
+            continue
+        compiled_urls = set(_image_urls(state.compiled[index].get("content")))
+        for part in content:
+            url = _image_url(part)
+            if url is None:
+                continue
+            try:
+                normal = http_url(url)
+            except ValueError:
+                continue
+            if normal is not None and normal != url and normal in compiled_urls:
+                part["image_url"]["url"] = normal
+                changed.add(index)
+    if not changed:
+        return None
+    return _Step(dataclasses.replace(state, legacy=legacy), frozenset(changed))
+
+
+def _image_url(part: Any) -> str | None:
+    if not isinstance(part, dict) or part.get("type") != "image_url":
+        return None
+    url = (part.get("image_url") or {}).get("url")
+    return url if isinstance(url, str) else None
+
+
+def _image_urls(content: Any) -> list[str]:
+    if not isinstance(content, list):
+        return []
+    return [u for u in map(_image_url, content) if u is not None]

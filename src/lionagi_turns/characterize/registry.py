@@ -85,6 +85,13 @@ REGISTRY: tuple[IntendedDifference, ...] = (
         payload.fold_separators,
     ),
     IntendedDifference(
+        "image-url-normalised", "D4", "architecture.md, Hostile input",
+        "http(s) image URL with a scheme not in lower case or leading spaces/controls -> "
+        "legacy: sent as written (its host resolved while rendering); compiled: sent as the "
+        "form lionagi's validator checks (lower-case scheme, leading spaces removed)",
+        payload.image_url_normalised,
+    ),
+    IntendedDifference(
         "missing-ids", "D2.1", "design §4.5",
         "progression ids absent from the branch -> legacy: NotFoundError on the first; "
         "compiled: one ValueError naming all",
@@ -118,6 +125,14 @@ REGISTRY: tuple[IntendedDifference, ...] = (
         "refused http(s) image host -> legacy: ValueError while rendering (DNS in the "
         "renderer); compiled: renders offline, check_image_hosts refuses it before invocation",
         outcomes.image_host_deferred,
+    ),
+    IntendedDifference(
+        "refused-values", "D2.5", "architecture.md, Hostile input",
+        "a cyclic, too deep, unrepresentable or set value, a path-like image string, or an "
+        "image_detail outside the contract -> legacy: sent (set in hash order, path as a "
+        "data URI) or an error naming no record; compiled: ValueError/TypeError naming the "
+        "place in the value and the record",
+        outcomes.refused_value,
     ),
 )
 
