@@ -13,6 +13,7 @@ history and current turn partition the messages.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -33,7 +34,8 @@ from .._history import (
     project_history,
     select_ids,
 )
-from .._measure import ENCODING, count_tokens
+from .._measure import ENCODING
+from .._measure import count_tokens as _count_tokens
 from .._providers import to_provider_messages
 from .._render import guidance_text
 from ._inputs import EXIT_REJECTED, die, next_request
@@ -46,6 +48,13 @@ if TYPE_CHECKING:
 __all__ = ("TOKENIZER", "FoldParts", "compile_error", "compile_report", "render_compile")
 
 TOKENIZER = {"encoding": ENCODING, "package": "bpe-openai"}
+
+
+@functools.lru_cache(maxsize=32)
+def count_tokens(text: str) -> int:
+    """``_measure.count_tokens``, remembered: the report counts a message's text in several
+    sections (message, history or current turn, total)."""
+    return _count_tokens(text)
 
 
 def text_of(content: Any) -> tuple[str, int]:
