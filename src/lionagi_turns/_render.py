@@ -97,7 +97,15 @@ def _check_values(
     tool_schemas: Sequence[dict[str, Any]],
     response_format: Any,
 ) -> None:
-    """Every value the renderer reads passes ``_values.check_value`` (named by field)."""
+    """Every value the renderer reads passes ``_values.check_value`` (named by field); text
+    fields are text and ``images`` a list."""
+    value = source.plain_content
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"plain_content is of type {type(value).__name__}; give text or None")
+    if not isinstance(source.images, list):
+        raise TypeError(
+            f"images is of type {type(source.images).__name__}; give a list of image strings"
+        )
     for name in ("instruction", "guidance"):
         value = getattr(source, name)
         if not isinstance(value, str):

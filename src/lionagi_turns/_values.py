@@ -11,6 +11,9 @@ the stack here) before lionagi's ``minimal_yaml`` sees it, and raises:
   a ``frozenset``, an enum, a model instance, a ``str`` subclass, ...), and for a non-empty
   ``set`` (rendered in hash order: different text in every process, so never deterministic;
   pass a list in the order you mean);
+- ``ValueError`` for a value holding the same containers so often that it expands to more
+  than ``MAX_SHARED_ITEMS`` repeated items (lionagi's YAML writes every reference out in full,
+  so ``level = [level, level]`` forty times over would never finish rendering);
 - ``ValueError`` for an ``int`` too long for ``str()`` (Python's digit limit).
 
 What is renderable is read from lionagi's own ``MinimalDumper`` representer tables at each call,
@@ -39,10 +42,18 @@ from typing import Any
 from lionagi._errors import EmptyOutgoingContentError
 from lionagi.libs.schema.minimal_yaml import MinimalDumper
 
-__all__ = ("MAX_DEPTH", "canonical_key", "check_value", "merge_results", "naming_record")
+__all__ = (
+    "MAX_DEPTH",
+    "MAX_SHARED_ITEMS",
+    "canonical_key", "check_value", "merge_results",
+    "naming_record",
+)
 
 #: Containers a single value may nest (the value itself counts as the first when it is one).
 MAX_DEPTH = 100
+#: Items a value may reach again through containers it holds more than once (YAML writes every
+#: reference out in full, so a few shared levels expand exponentially).
+MAX_SHARED_ITEMS = 1_000_000
 
 _CONTAINERS = (dict, list, tuple)
 _EXIT = object()  # stack marker: leave the container below it
@@ -55,6 +66,8 @@ def check_value(value: Any, path: str) -> None:
     # (parent, step) turned into text only for an error message.
     stack: list[tuple[Any, Any, int]] = [(value, None, 0)]
     open_ids: dict[int, Any] = {}  # id of each container being walked -> where it is
+    seen: set[int] = set()  # id of every container walked (kept alive by ``value``)
+    shared_items = 0
     representers = MinimalDumper.yaml_representers
     while stack:
         item, where, depth = stack.pop()
@@ -80,6 +93,17 @@ def check_value(value: Any, path: str) -> None:
                     f"{_where(path, where)} nests more than {MAX_DEPTH} containers; values "
                     f"are limited to {MAX_DEPTH} levels. Flatten it or pass it as a string."
                 )
+            if ident in seen:
+                shared_items += 1 + len(item)
+                if shared_items > MAX_SHARED_ITEMS:
+                    raise ValueError(
+                        f"{path} holds the same containers so many times that it expands to "
+                        f"more than {MAX_SHARED_ITEMS:,} repeated items (YAML writes every "
+                        f"reference out in full; the last one at {_where(path, where)}). Pass "
+                        "each shared value once."
+                    )
+            else:
+                seen.add(ident)
             open_ids[ident] = where
             stack.append((_EXIT, ident, 0))
             if isinstance(item, dict):

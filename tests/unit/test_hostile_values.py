@@ -17,7 +17,7 @@ from lionagi.libs.schema.minimal_yaml import minimal_yaml
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, compile_chat_request
-from lionagi_turns._values import MAX_DEPTH, check_value
+from lionagi_turns._values import MAX_DEPTH, MAX_SHARED_ITEMS, check_value
 
 from ._hostile import fingerprint
 from ._support import add_action_pair, add_assistant, add_instruction, branch
@@ -409,3 +409,51 @@ def test_many_results_fold_with_lionagis_equality() -> None:
     assert context == [{"function": "f", "arguments": {"n": 0}, "output": 0.0}] + [
         {"function": "f", "arguments": {"n": n}, "output": n} for n in range(1, 500)
     ]
+
+
+# --------------------------------------------------------------------------- size and field types
+
+
+def test_shared_sub_values_that_expand_exponentially_are_refused() -> None:
+    b = branch()
+    level: Any = ["leaf"]
+    for _ in range(40):  # 2**40 leaves once every reference is written out
+        level = [level, level]
+    ins = _current_with(b, level)
+    _refused(
+        b, TurnRequest(instruction=ins), ValueError,
+        f"prompt_context holds the same containers so many times that it expands to more "
+        f"than {MAX_SHARED_ITEMS:,} repeated items",
+        f"current instruction, id {ins.id}",
+    )
+
+
+def test_a_value_shared_a_few_times_renders_as_lionagi_renders_it() -> None:
+    b = branch()
+    row = {"a": [1, 2, 3]}
+    ins = _current(b, context=[[row] * 1000])
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins))
+    assert compiled.messages[-1].content == ins.content._format_text_content()
+
+
+def test_non_text_plain_content_is_a_type_error() -> None:
+    b = branch()
+    ins = _current(b)
+    object.__setattr__(ins.content, "plain_content", {"text": "hi"})
+    _refused(
+        b, TurnRequest(instruction=ins), TypeError,
+        "plain_content is of type dict; give text or None",
+        f"current instruction, id {ins.id}",
+    )
+
+
+def test_images_that_are_not_a_list_are_a_type_error() -> None:
+    b = branch()
+    stored = add_instruction(b, "old")
+    object.__setattr__(stored.content, "images", "QkFT")  # would be four one-letter images
+    add_assistant(b, "seen")
+    _refused(
+        b, TurnRequest(instruction=_current(b)), TypeError,
+        "images is of type str; give a list of image strings",
+        f"history position 0, instruction id {stored.id}",
+    )
