@@ -4,34 +4,41 @@ Rules (input -> output):
 
 - ``request.progression`` None -> ``branch.progression`` (a ``current_progression`` view wins);
   ``()`` -> no history; a tuple -> exactly those ids, in that order.
-- Missing ids -> one ValueError naming all; repeated ids -> ValueError naming each.
-- ``System`` / ``ActionRequest`` / role-unset records -> nothing.
-- ``ActionResponse`` -> ``{"function", "arguments", "output"}`` appended to the next
-  instruction's context (the current one if none follows), skipping dicts already present.
-- ``AssistantResponse`` run -> one ``assistant`` message, texts joined by ``"\\n\\n"``.
-- Historical ``Instruction`` -> one ``user`` message, durable sections only.
-- Instruction right after instruction -> ValueError (``CONSECUTIVE_INSTRUCTIONS``).
-- Branch with a system whose first retained record is an assistant -> ValueError
-  (``FIRST_MESSAGE_RULE``).
-- Any other message subclass -> TypeError.
-- Current instruction -> last ``user`` message, durable sections plus the request's Tools,
-  ResponseSchema and ResponseFormat.
+- Missing ids -> one ValueError (also lionagi's NotFoundError) naming all; repeated ids ->
+  ValueError naming each.
+- What each record kind becomes is ``_kinds.KIND_RULES``; a kind with no rule -> TypeError.
+- Instruction right after instruction -> ``ValueError(CONSECUTIVE_INSTRUCTIONS)``; a branch with
+  a system whose first retained record is an assistant -> ``ValueError(FIRST_MESSAGE_RULE)``
+  (exact ADR texts; positions and ids in ``exc.defects`` and the exception notes).
+- Within one of ReAct's later calls (``react_context``), the caller's context items render once
+  (``_react``).
+- Historical ``Instruction`` -> one ``user`` message, durable sections only; the current
+  instruction -> the last ``user`` message, durable sections plus the request's Tools,
+  ResponseSchema and ResponseFormat. The supplied instruction's own call options are refused
+  when they differ from the request's (docs/architecture.md decision 3).
 - System text, the D3 context section and the target's guidance -> joined by ``"\\n\\n"`` as the
   guidance of the first retained instruction (the current one when there is no history).
 - A falsy rendering -> omitted, except that a current instruction with real text that renders
   empty raises lionagi's ``EmptyOutgoingContentError``.
 
-Passes, in order (each depends on the one before):
+Passes, in order; each reads only what the ones before produced:
 
-1. ``_check_request`` — reject call-level problems before reading history.
-2. ``select_ids`` + ``project_history`` — the view, its turns, and every defect; the first defect
-   kind in ADR order is raised, so no output exists for a bad history.
-3. ``_fold_prefix`` — system, context section and guidance for the fold target; needs the
-   projection to know which instruction is the target.
-4. ``_render_turns`` — one ``CompiledMessage`` per turn, then the current instruction.
-5. ``_guard_current_turn`` — refuse a current turn whose real text rendered empty.
-6. ``durable_instruction`` — the record-ready instruction; built last so a failed compile
-   allocates nothing the caller could record.
+0. ``_check_request`` — call-level problems, before history is read.
+1. select (``select_ids``) — the view's ids.
+2. project (``project_history``) — turns, pending results and every defect, one walk.
+   The profile's ``bound`` may then drop whole turns.
+3. validate order (``Projection.raise_first``) — the first defect kind in ADR order is raised
+   here, so no output (and no rendering work) exists for a bad history.
+4. ReAct step (``react_step``) — changes this request's copies of kept instructions; it must
+   run before the fold plan, whose target may be one of them.
+5. plan the fold (``_plan_fold``) — target, parts and encoding, computed once; it must precede
+   rendering because which instruction carries the fold decides how the first one renders.
+6. render (``_render``) — one part per turn and the current instruction, the target's taken
+   from the plan.
+7. guard (``_guard_current_turn``) — a current turn whose real text rendered empty is refused;
+   it needs the current rendering.
+8. durable copy (``durable_instruction``) — built last, so a failed compile allocates nothing
+   the caller could record.
 
 Purity: no stored message, content, progression or branch metadata is written, and no private
 lionagi state (render caches included) is touched. No I/O.
@@ -40,7 +47,10 @@ lionagi state (render caches included) is touched. No I/O.
 from __future__ import annotations
 
 import copy
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, assert_never
+from uuid import UUID
 
 from lionagi._errors import EmptyOutgoingContentError
 from lionagi.protocols.messages import MessageRole
@@ -48,45 +58,117 @@ from lionagi.protocols.messages.instruction import InstructionContent
 
 from ._contracts import CompiledChatRequest, CompiledMessage, TurnRequest
 from ._durable import durable_instruction
-from ._envelope import encode_context_section
 from ._fast import cache as _cache
+from ._fold import FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
-from ._render import guidance_text, render_instruction
+from ._profile import SEED_PROFILE, CompileProfile
+from ._react import react_step
+from ._render import Content, render_view
 from ._values import naming_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("compile_chat_request",)
+__all__ = ("RenderedPart", "Trace", "compile_chat_request", "compile_traced")
 
 
-def compile_chat_request(branch: Branch, request: TurnRequest) -> CompiledChatRequest:
+def compile_chat_request(
+    branch: Branch, request: TurnRequest, *, react_context: Sequence[Any] | None = None
+) -> CompiledChatRequest:
     """Compile ``request`` against ``branch``'s stored history (see the module rules).
 
-    Deterministic for a given branch snapshot and request; raises ValueError/TypeError naming
-    the ids, positions or keys at fault, before producing any output.
+    ``react_context``: the caller's context items while one of ReAct's later calls runs (the
+    integration reads lionagi's ``_react_context`` and passes it); without it this is the
+    ADR's signature and behaviour. Deterministic for a given branch snapshot and arguments;
+    raises ValueError/TypeError naming the ids, positions or keys at fault, before producing
+    any output.
     """
-    _check_request(request)
-    projection = project_history(branch, select_ids(branch, request.progression))
-    projection.raise_first()
+    return compile_traced(branch, request, react_context=react_context).compiled
 
-    system = branch.msgs.system
-    prefix_parts = (
-        system.rendered if system is not None else "",
-        encode_context_section(request.context_blocks),
+
+@dataclass(frozen=True, slots=True)
+class RenderedPart:
+    """One rendered turn: ``message_index`` is its index in ``compiled.messages``, None when
+    its rendering was falsy and so omitted."""
+
+    source: Literal["history", "current"]
+    role: MessageRole
+    content: Content
+    turn: InstructionTurn | AssistantTurn | None
+    message_index: int | None
+    folded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Everything one compile decided, for the CLI and for profiles built on the seam.
+
+    ``projected`` is the projection as walked, ``projection`` what the profile's bound kept
+    (the same object without a bound); ``fold`` is None when nothing is folded; ``parts``
+    holds every rendered turn in order, the current instruction last.
+    """
+
+    profile: CompileProfile
+    view: tuple[UUID, ...]
+    projected: Projection
+    projection: Projection
+    parts: FoldParts
+    fold: FoldPlan | None
+    rendered: tuple[RenderedPart, ...]
+    stable_blocks: tuple[str, ...]
+    compiled: CompiledChatRequest
+
+    @property
+    def fold_message_index(self) -> int | None:
+        """Index in ``compiled.messages`` of the message that carries the fold, or None."""
+        return next((p.message_index for p in self.rendered if p.folded), None)
+
+
+def compile_traced(
+    branch: Branch,
+    request: TurnRequest,
+    *,
+    profile: CompileProfile = SEED_PROFILE,
+    react_context: Sequence[Any] | None = None,
+) -> Trace:
+    """The pipeline of the module docstring under ``profile``, with what each pass decided."""
+    _check_request(request)
+    items = _react_items(react_context)
+    view = select_ids(branch, request.progression)
+    projected = project_history(branch, view)
+    projection = projected if profile.bound is None else profile.bound(projected, request)
+    projection.raise_first()
+    current_context = react_step(projection, request.instruction.content, items)
+    parts, plan = _plan_fold(branch, request, projection, profile, current_context)
+    rendered = _render(branch, request, projection, profile, plan, current_context)
+    current = rendered[-1]
+    _guard_current_turn(request.instruction.content, current.content)
+    messages = tuple(
+        CompiledMessage(role=p.role, content=p.content)
+        for p in rendered
+        if p.message_index is not None
     )
-    messages = _render_turns(projection, request, prefix_parts)
-    _guard_current_turn(request.instruction.content, messages.current_rendered)
-    with naming_record(f"current instruction, id {request.instruction.id}"):
+    with naming_record(_current_record(request)):
         instruction = durable_instruction(request.instruction)
-    return CompiledChatRequest(
+    compiled = CompiledChatRequest(
         instruction=instruction,
-        messages=tuple(messages.out),
+        messages=messages,
         provider_kwargs=request.provider_kwargs,
     )
+    return Trace(
+        profile=profile,
+        view=view,
+        projected=projected,
+        projection=projection,
+        parts=parts,
+        fold=plan,
+        rendered=rendered,
+        stable_blocks=profile.stable_blocks(branch, request),
+        compiled=compiled,
+    )
 
 
-_TRANSIENT = ("tool_schemas", "response_format")
+# --------------------------------------------------------------------------- pass 0
 
 
 def _check_request(request: TurnRequest) -> None:
@@ -105,7 +187,7 @@ def _check_request(request: TurnRequest) -> None:
         "tool_schemas": [dict(s) for s in request.tool_schemas],
         "response_format": request.response_format,
     }
-    for name in _TRANSIENT:
+    for name in ("tool_schemas", "response_format"):
         value = embedded[name]
         if value in (None, []):
             continue
@@ -128,75 +210,171 @@ def _same_option(embedded: Any, requested: Any) -> bool:
         return False
 
 
-def _fold_prefix(parts: tuple[str, str], guidance: Any) -> str:
-    """``system\\n\\ncontext\\n\\nguidance`` from the non-empty parts, or "" when neither a
-    system nor a context section exists (then guidance renders as the instruction has it)."""
-    if not any(parts):
-        return ""
-    return "\n\n".join(p for p in (*parts, guidance_text(guidance)) if p)
-
-
-class _Rendered:
-    __slots__ = ("current_rendered", "out")
-
-    def __init__(self) -> None:
-        self.out: list[CompiledMessage] = []
-        self.current_rendered: Any = None
-
-    def add(self, role: MessageRole, content: Any) -> None:
-        if content:
-            self.out.append(CompiledMessage(role=role, content=content))
-
-
-def _render_turns(
-    projection: Projection, request: TurnRequest, prefix_parts: tuple[str, str]
-) -> _Rendered:
-    rendered = _Rendered()
-    fold_pending = True
-    for turn in projection.turns:
-        if isinstance(turn, AssistantTurn):
-            text = "\n\n".join(m.content.assistant_response for m in turn.messages)
-            rendered.add(MessageRole.ASSISTANT, text)
-        elif isinstance(turn, InstructionTurn):
-            fold = ""
-            with naming_record(f"history position {turn.position}, instruction id "
-                               f"{turn.message.id}"):
-                if fold_pending:
-                    fold = _fold_prefix(prefix_parts, turn.message.content.guidance)
-                    fold_pending = False
-                text = _history_instruction(turn, fold, prefix_parts[1])
-            rendered.add(MessageRole.USER, text)
-        else:  # pragma: no cover - Turn is a closed union
-            raise TypeError(f"unhandled turn kind {type(turn).__name__}")
-
-    content = request.instruction.content
-    with naming_record(f"current instruction, id {request.instruction.id}"):
-        fold = _fold_prefix(prefix_parts, content.guidance) if fold_pending else ""
-        current = render_instruction(
-            content,
-            results=projection.pending,
-            fold=fold,
-            section=prefix_parts[1] if fold else "",
-            tool_schemas=request.tool_schemas,
-            response_format=request.response_format,
-            structure=request.structure,
+def _react_items(items: Sequence[Any] | None) -> tuple[Any, ...] | None:
+    if items is None:
+        return None
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
+        raise TypeError(
+            "react_context must be a sequence of context items (lionagi's _react_context "
+            f"list), got {type(items).__name__}"
         )
-    rendered.current_rendered = current
-    rendered.add(MessageRole.USER, _own(current))
-    return rendered
+    return tuple(items)
 
 
-def _history_instruction(turn: InstructionTurn, fold: str, section: str) -> Any:
-    if not fold:
-        return _cache.render_durable(turn.message, turn.results, turn.sources)
-    return render_instruction(
-        turn.message.content, results=turn.results, fold=fold, section=section
+# --------------------------------------------------------------------------- pass 5
+
+
+def _plan_fold(
+    branch: Branch,
+    request: TurnRequest,
+    projection: Projection,
+    profile: CompileProfile,
+    current_context: list[Any] | None,
+) -> tuple[FoldParts, FoldPlan | None]:
+    """The fold's parts (all of them, folded or not) and, when a system or context part is
+    folded, the plan: the first retained instruction (else the current one) rendered with it."""
+    system = branch.msgs.system
+    system_text = system.rendered if system is not None else ""
+    section = profile.envelope(request.context_blocks)
+    target = next(
+        (i for i, t in enumerate(projection.turns) if isinstance(t, InstructionTurn)), None
     )
+    turn = projection.turns[target] if target is not None else None
+    content = turn.message.content if isinstance(turn, InstructionTurn) else None
+    guidance = (content if content is not None else request.instruction.content).guidance
+    if isinstance(turn, InstructionTurn):
+        record = _history_record(turn)
+    else:
+        record = _current_record(request)
+    with naming_record(record):
+        parts = FoldParts(system_text, section, guidance_text(guidance))
+    folded = FoldParts(
+        system_text if profile.fold_system else "",
+        section if profile.fold_context else "",
+        parts.guidance,
+    )
+    if not (folded.system or folded.context):
+        return parts, None
+    if isinstance(turn, InstructionTurn):
+        rendered, encoding = _render_history(branch, turn, profile, folded)
+    else:
+        rendered, encoding = _render_current(
+            branch, request, projection, profile, current_context, folded
+        )
+    assert encoding is not None
+    return parts, FoldPlan(target, folded, encoding, rendered)
 
 
-def _own(rendered: Any) -> Any:
+# --------------------------------------------------------------------------- pass 6
+
+
+def _render(
+    branch: Branch,
+    request: TurnRequest,
+    projection: Projection,
+    profile: CompileProfile,
+    plan: FoldPlan | None,
+    current_context: list[Any] | None,
+) -> tuple[RenderedPart, ...]:
+    out: list[RenderedPart] = []
+    index = 0
+
+    def add(
+        source: Literal["history", "current"],
+        role: MessageRole,
+        content: Content,
+        turn: InstructionTurn | AssistantTurn | None,
+        folded: bool = False,
+    ) -> None:
+        nonlocal index
+        sent = index if content else None
+        if content:
+            index += 1
+        out.append(RenderedPart(source, role, content, turn, sent, folded))
+
+    for position, turn in enumerate(projection.turns):
+        match turn:
+            case AssistantTurn():
+                text = "\n\n".join(m.content.assistant_response for m in turn.messages)
+                add("history", MessageRole.ASSISTANT, text, turn)
+            case InstructionTurn():
+                folded = plan is not None and plan.target == position
+                if plan is not None and folded:
+                    content = plan.rendered
+                else:
+                    content = _render_history(branch, turn, profile, None)[0]
+                add("history", MessageRole.USER, content, turn, folded)
+            case unreachable:
+                assert_never(unreachable)
+
+    folded = plan is not None and plan.target is None
+    if plan is not None and folded:
+        current = plan.rendered
+    else:
+        current = _render_current(branch, request, projection, profile, current_context, None)[0]
+    add("current", MessageRole.USER, _own(current), None, folded)
+    return tuple(out)
+
+
+def _render_history(
+    branch: Branch, turn: InstructionTurn, profile: CompileProfile, fold: FoldParts | None
+) -> tuple[Content, Any]:
+    options = profile.history_options(branch, turn)
+    message = turn.message
+    with naming_record(_history_record(turn)):
+        if (
+            fold is None
+            and options is None
+            and turn.context is None
+            and profile.results_section is None
+        ):
+            return _cache.render_durable(message, turn.results, turn.sources), None
+        kwargs: dict[str, Any] = {} if options is None else {"options": options}
+        return render_view(
+            message.content,
+            results=turn.results,
+            context=turn.context,
+            fold=fold.text if fold is not None else "",
+            section=fold.context if fold is not None else "",
+            results_section=profile.results_section,
+            **kwargs,
+        )
+
+
+def _history_record(turn: InstructionTurn) -> str:
+    return f"history position {turn.position}, instruction id {turn.message.id}"
+
+
+def _current_record(request: TurnRequest) -> str:
+    return f"current instruction, id {request.instruction.id}"
+
+
+def _render_current(
+    branch: Branch,
+    request: TurnRequest,
+    projection: Projection,
+    profile: CompileProfile,
+    context: list[Any] | None,
+    fold: FoldParts | None,
+) -> tuple[Content, Any]:
+    with naming_record(_current_record(request)):
+        return render_view(
+            request.instruction.content,
+            results=projection.pending,
+            context=context,
+            fold=fold.text if fold is not None else "",
+            section=fold.context if fold is not None else "",
+            options=profile.current_options(branch, request),
+            results_section=profile.results_section,
+        )
+
+
+def _own(rendered: Content) -> Content:
     """Rendered list content is deep-copied so no caller-visible object is shared."""
     return copy.deepcopy(rendered) if isinstance(rendered, list) else rendered
+
+
+# --------------------------------------------------------------------------- pass 7
 
 
 def _guard_current_turn(content: InstructionContent, current: Any) -> None:

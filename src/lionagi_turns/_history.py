@@ -1,49 +1,47 @@
-"""ADR-0007 D2 steps 1–3: select the history view, project it, and find every defect.
+"""ADR-0007 D2 §1–3: select the history view, project it, and find every defect.
 
 ``project_history`` walks the selected ids once and returns the conversational turns plus
 *all* defects it found (the CLI's ``check`` reports them all; the compiler raises the first kind
-in the ADR's order). Nothing here renders or mutates a record.
+in the ADR's order, ``_errors.DEFECT_RULES``). Nothing here renders or mutates a record.
 
-Rules (record kind -> projection):
+What a record becomes is ``_kinds.KIND_RULES`` (one row per message kind); on top of it the walk
+finds these defects:
 
-- id not in ``branch.msgs.messages``  -> defect ``missing_id`` (all collected)
-- id repeated in the view             -> defect ``duplicate_id`` (each repeat)
-- ``System``                          -> not emitted (the canonical system is folded later)
-- ``ActionRequest``                   -> not emitted (its call is on the correlated response)
-- ``ActionResponse``                  -> pending ``{"function","arguments","output"}`` result,
-                                         attached to the next ``Instruction`` (else the current)
-- ``AssistantResponse``               -> assistant turn; consecutive ones form one run
-- ``Instruction``                     -> instruction turn; one right after another instruction
-                                         -> defect ``consecutive_instructions``
-- role ``UNSET`` (base ``Message``)   -> ignored (routed traffic, not a turn)
-- any other ``Message`` subclass      -> defect ``unknown_subtype`` (raised as TypeError)
-- not a ``Message`` at all            -> defect ``unknown_subtype``
-- branch has a system and the first turn is an assistant -> defect ``first_not_instruction``
+- id not in ``branch.msgs.messages``  -> ``missing_id`` (all collected)
+- id repeated in the view             -> ``duplicate_id`` (each repeat; the record is walked once)
+- an instruction right after an instruction -> ``consecutive_instructions`` (the later one is
+  not retained)
+- a record no kind rule matches       -> ``unknown_subtype`` (raised as TypeError)
+- the branch has a system and the first turn is an assistant -> ``first_not_instruction``
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, assert_never
 from uuid import UUID
 
-from lionagi.protocols.messages import (
-    ActionRequest,
-    ActionResponse,
-    AssistantResponse,
-    Instruction,
-    Message,
-    MessageRole,
-    System,
+from lionagi.protocols.messages import ActionResponse, AssistantResponse, Instruction, MessageRole
+
+from ._errors import (
+    CONSECUTIVE_INSTRUCTIONS,
+    DEFECT_ORDER,
+    FIRST_MESSAGE_RULE,
+    Defect,
+    DefectKind,
+    HistoryError,
+    UnknownMessageTypeError,
+    raise_first,
 )
+from ._kinds import rule_for
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
 __all__ = (
     "CONSECUTIVE_INSTRUCTIONS",
+    "DEFECT_ORDER",
     "FIRST_MESSAGE_RULE",
     "AssistantTurn",
     "Defect",
@@ -51,73 +49,28 @@ __all__ = (
     "HistoryError",
     "InstructionTurn",
     "Projection",
+    "Turn",
+    "UnknownMessageTypeError",
+    "action_result",
     "project_history",
     "select_ids",
 )
 
-CONSECUTIVE_INSTRUCTIONS = "Consecutive instructions require an intervening assistant response"
-FIRST_MESSAGE_RULE = "First message in progression must be an Instruction or System"
-
-DefectKind = Literal[
-    "missing_id",
-    "duplicate_id",
-    "unknown_subtype",
-    "consecutive_instructions",
-    "first_not_instruction",
-]
-# The order in which the compiler raises: selection errors first, then projection, then order.
-DEFECT_ORDER: tuple[DefectKind, ...] = (
-    "missing_id",
-    "duplicate_id",
-    "unknown_subtype",
-    "consecutive_instructions",
-    "first_not_instruction",
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Defect:
-    """One reason the compiler would reject a history view: positions index the view."""
-
-    kind: DefectKind
-    message: str
-    positions: tuple[int, ...]
-    ids: tuple[str, ...]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "message": self.message,
-            "positions": list(self.positions),
-            "ids": list(self.ids),
-        }
-
-
-class HistoryError(ValueError):
-    """A history view the compiler refuses; ``defects`` are all of the raised kind."""
-
-    def __init__(self, message: str, defects: tuple[Defect, ...]) -> None:
-        super().__init__(message)
-        self.defects = defects
-
-
-class UnknownMessageTypeError(TypeError):
-    """A record of a fixed-role kind the compiler has no rule for (ADR D2: never a fallback)."""
-
-    def __init__(self, message: str, defects: tuple[Defect, ...]) -> None:
-        super().__init__(message)
-        self.defects = defects
-
 
 @dataclass(slots=True)
 class InstructionTurn:
-    """A retained historical instruction and the action results folded into it."""
+    """A retained historical instruction and the action results folded into it.
+
+    ``context`` is None unless a compiler step gave this request's copy of the instruction a
+    different prompt context (the ReAct step); the stored record is never changed.
+    """
 
     message: Instruction
     position: int
     results: list[dict[str, Any]] = field(default_factory=list)
     # The ActionResponse records ``results`` were projected from, in the same order.
     sources: list[ActionResponse] = field(default_factory=list)
+    context: list[Any] | None = None
 
 
 @dataclass(slots=True)
@@ -133,23 +86,24 @@ Turn = InstructionTurn | AssistantTurn
 
 @dataclass(slots=True)
 class Projection:
-    """The provider-relevant history of one view: turns, trailing results and all defects."""
+    """The provider-relevant history of one view: turns, trailing results and all defects.
 
-    ids: tuple[UUID, ...]
+    ``pending`` are the results after the last retained instruction (they fold into the
+    current one), projected from ``pending_sources``.
+    """
+
     turns: list[Turn]
     pending: list[dict[str, Any]]
     defects: list[Defect]
+    pending_sources: list[ActionResponse] = field(default_factory=list)
 
     def raise_first(self) -> None:
         """Raise the first defect kind in ADR order, with every defect of that kind."""
-        for kind in DEFECT_ORDER:
-            found = tuple(d for d in self.defects if d.kind == kind)
-            if not found:
-                continue
-            message = _error_message(kind, found)
-            if kind == "unknown_subtype":
-                raise UnknownMessageTypeError(message, found)
-            raise HistoryError(message, found)
+        raise_first(self.defects)
+
+    def instructions(self) -> list[InstructionTurn]:
+        """The retained instruction turns, in order."""
+        return [t for t in self.turns if isinstance(t, InstructionTurn)]
 
 
 def select_ids(branch: Branch, progression: tuple[UUID, ...] | None) -> tuple[UUID, ...]:
@@ -196,39 +150,8 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
         msg = pile.get(uid)
         if msg is None:
             continue
-        # Exhaustive by kind; subclasses of lionagi's kinds follow their base's rule.
-        if isinstance(msg, ActionResponse):
-            pending.append(action_result(msg))
-            pending_sources.append(msg)
-        elif isinstance(msg, AssistantResponse):
-            last = turns[-1] if turns else None
-            if isinstance(last, AssistantTurn):
-                last.messages.append(msg)
-                last.positions.append(position)
-            else:
-                turns.append(AssistantTurn([msg], [position]))
-        elif isinstance(msg, Instruction):
-            last = turns[-1] if turns else None
-            if isinstance(last, InstructionTurn):
-                defects.append(
-                    Defect(
-                        "consecutive_instructions",
-                        f"instruction at position {position} (id {uid}) directly follows the "
-                        f"instruction at position {last.position} (id {last.message.id})",
-                        (last.position, position),
-                        (str(last.message.id), str(uid)),
-                    )
-                )
-                # Keep walking to report every defect; the later instruction is not retained.
-                continue
-            turns.append(InstructionTurn(msg, position, pending, pending_sources))
-            pending = []
-            pending_sources = []
-        elif isinstance(msg, System | ActionRequest):
-            continue
-        elif isinstance(msg, Message) and type(msg)._role == MessageRole.UNSET:
-            continue
-        else:
+        rule = rule_for(msg)
+        if rule is None:
             defects.append(
                 Defect(
                     "unknown_subtype",
@@ -238,6 +161,39 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
                     (str(uid),),
                 )
             )
+            continue
+        match rule.projected:
+            case "skip":
+                pass
+            case "action_result":
+                pending.append(action_result(msg))
+                pending_sources.append(msg)
+            case "assistant":
+                last = turns[-1] if turns else None
+                if isinstance(last, AssistantTurn):
+                    last.messages.append(msg)
+                    last.positions.append(position)
+                else:
+                    turns.append(AssistantTurn([msg], [position]))
+            case "instruction":
+                last = turns[-1] if turns else None
+                if isinstance(last, InstructionTurn):
+                    defects.append(
+                        Defect(
+                            "consecutive_instructions",
+                            f"instruction at position {position} (id {uid}) directly follows "
+                            f"the instruction at position {last.position} (id {last.message.id})",
+                            (last.position, position),
+                            (str(last.message.id), str(uid)),
+                        )
+                    )
+                    # Keep walking to report every defect; the later one is not retained.
+                    continue
+                turns.append(InstructionTurn(msg, position, pending, pending_sources))
+                pending = []
+                pending_sources = []
+            case unreachable:
+                assert_never(unreachable)
 
     if branch.msgs.system is not None and turns and isinstance(turns[0], AssistantTurn):
         first = turns[0]
@@ -250,7 +206,7 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
                 (str(first.messages[0].id),),
             )
         )
-    return Projection(ids, turns, pending, defects)
+    return Projection(turns, pending, defects, pending_sources)
 
 
 def _selection_defects(ids: tuple[UUID, ...], pile: dict[UUID, Any], out: list[Defect]) -> None:
@@ -281,35 +237,3 @@ def _selection_defects(ids: tuple[UUID, ...], pile: dict[UUID, Any], out: list[D
 def _role_of(msg: Any) -> str:
     role = getattr(msg, "role", None)
     return role.value if isinstance(role, MessageRole) else str(role)
-
-
-def _join(defects: Iterable[Defect]) -> str:
-    return "; ".join(d.message for d in defects)
-
-
-def _error_message(kind: DefectKind, defects: tuple[Defect, ...]) -> str:
-    details = _join(defects)
-    if kind == "missing_id":
-        ids = ", ".join(d.ids[0] for d in defects)
-        return (
-            f"{len(defects)} progression id(s) not found in branch.msgs.messages: {ids} "
-            f"({details}). Remove them from the progression or add the messages first."
-        )
-    if kind == "duplicate_id":
-        return (
-            f"duplicate ids in progression: {details}. A record may appear once; remove the "
-            "repeats."
-        )
-    if kind == "unknown_subtype":
-        return (
-            f"unsupported message kind in history: {details}. Add an explicit compiler rule "
-            "for it or leave it out of the progression."
-        )
-    if kind == "consecutive_instructions":
-        return (
-            f"{CONSECUTIVE_INSTRUCTIONS}: {details}. Record an assistant response between "
-            "them or leave one out of the progression."
-        )
-    return (
-        f"{FIRST_MESSAGE_RULE}: {details}. Start the progression at an instruction."
-    )

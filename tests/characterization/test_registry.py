@@ -145,8 +145,8 @@ def test_both_sides_raising_the_same_rule_is_not_a_difference():
         "ValueError: First message in progression must be an Instruction or System"
     )
     assert result.compiled_error is not None
-    assert result.compiled_error.startswith(
-        "HistoryError: First message in progression must be an Instruction or System: "
+    assert result.compiled_error == (
+        "HistoryError: First message in progression must be an Instruction or System"
     )
 
 

@@ -33,7 +33,7 @@ def test_error_differences_are_labelled(run_cli) -> None:
     run = run_cli("diff", str(EXAMPLES / "broken.json"))
     assert run.code == 0, run.stderr
     assert "lionagi raises: NotFoundError" in run.stdout
-    assert "lionagi-turns raises: HistoryError" in run.stdout
+    assert "lionagi-turns raises: MissingIdsError" in run.stdout
     assert "intended: missing-ids" in run.stdout
 
 

@@ -102,6 +102,24 @@ def test_all_missing_ids_are_reported_in_one_value_error() -> None:
     assert [d.positions for d in err.defects] == [(1,), (3,)]
 
 
+def test_missing_ids_error_is_also_lionagis_not_found_error() -> None:
+    # lionagi 0.36 raises NotFoundError here; `except NotFoundError` keeps catching it.
+    from lionagi._errors import NotFoundError
+
+    from lionagi_turns._errors import MissingIdsError
+
+    b, (i1, _, _, _) = _two_turns()
+    ghost = uuid4()
+    try:
+        _compile(b, progression=(i1.id, ghost))
+    except NotFoundError as exc:
+        caught: BaseException = exc
+    assert isinstance(caught, MissingIdsError)
+    assert isinstance(caught, ValueError) and isinstance(caught, HistoryError)
+    assert caught.details == {"ids": [str(ghost)]}
+    assert caught.message == str(caught)
+
+
 def test_missing_ids_in_the_current_progression_override_are_reported() -> None:
     b, (i1, a1, _, _) = _two_turns()
     ghost = uuid4()

@@ -232,3 +232,26 @@ def test_projection_collects_every_defect_kind_at_once() -> None:
     )
     with pytest.raises(ValueError, match=r"not found in branch\.msgs\.messages"):
         projection.raise_first()
+
+
+def test_every_kind_rule_is_one_row_and_the_walk_dispatches_on_it() -> None:
+    from lionagi.protocols.messages import (
+        ActionRequest,
+        ActionResponse,
+        AssistantResponse,
+        System,
+    )
+
+    from lionagi_turns._kinds import KIND_RULES, UNSET_RULE, rule_for
+
+    assert {r.kind: r.projected for r in KIND_RULES} == {
+        System: "skip",
+        ActionRequest: "skip",
+        ActionResponse: "action_result",
+        AssistantResponse: "assistant",
+        Instruction: "instruction",
+    }
+    b = branch()
+    assert rule_for(add_base_message(b)) is UNSET_RULE
+    assert rule_for(add_memo(b)) is None  # no row: an unknown subtype
+    assert rule_for("not a message") is None

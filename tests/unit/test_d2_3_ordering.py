@@ -58,10 +58,15 @@ def test_adjacent_instructions_raise_the_adr_error_naming_both() -> None:
         _compile(b)
     err = raised.value
     assert isinstance(err, HistoryError)
-    assert str(err).startswith(CONSECUTIVE)
-    assert f"position 1 (id {i2.id})" in str(err)
-    assert f"position 0 (id {i1.id})" in str(err)
+    assert str(err) == CONSECUTIVE  # exactly the ADR's sentence; details are notes
     assert err.defects[0].positions == (0, 1)
+    assert err.defects[0].ids == (str(i1.id), str(i2.id))
+    assert err.__notes__ == [
+        f"instruction at position 1 (id {i2.id}) directly follows the instruction at "
+        f"position 0 (id {i1.id})",
+        "next step: Record an assistant response between them or leave one out of the "
+        "progression.",
+    ]
 
 
 def test_instructions_separated_only_by_action_records_are_adjacent() -> None:
@@ -70,12 +75,10 @@ def test_instructions_separated_only_by_action_records_are_adjacent() -> None:
     add_action_pair(b)
     i2 = add_instruction(b, "q2")
     add_assistant(b, "a")
-    with pytest.raises(
-        HistoryError,
-        match=rf"^{CONSECUTIVE}: instruction at position 3 "
-        rf"\(id {i2.id}\)",
-    ):
+    with pytest.raises(HistoryError) as raised:
         _compile(b)
+    assert str(raised.value) == CONSECUTIVE
+    assert raised.value.__notes__[0].startswith(f"instruction at position 3 (id {i2.id})")
 
 
 def test_every_consecutive_pair_is_reported() -> None:
@@ -88,6 +91,7 @@ def test_every_consecutive_pair_is_reported() -> None:
     with pytest.raises(HistoryError) as raised:
         _compile(b)
     assert [d.positions for d in raised.value.defects] == [(0, 1), (3, 4)]
+    assert len(raised.value.__notes__) == 3  # one per defect, then the next step
 
 
 def test_systemful_history_starting_with_an_assistant_raises_the_adr_error() -> None:
@@ -98,8 +102,10 @@ def test_systemful_history_starting_with_an_assistant_raises_the_adr_error() -> 
         _compile(b)
     err = raised.value
     assert isinstance(err, HistoryError)
-    assert str(err).startswith(FIRST_RULE)
-    assert f"position 1 (id {a0.id})" in str(err)  # position 0 is the system record
+    assert str(err) == FIRST_RULE
+    assert err.defects[0].positions == (1,)  # position 0 is the system record
+    assert f"position 1 (id {a0.id})" in err.__notes__[0]
+    assert err.__notes__[-1] == "next step: Start the progression at an instruction."
 
 
 def test_first_instruction_rule_applies_to_retained_content_only() -> None:

@@ -106,3 +106,71 @@ def test_the_fold_is_not_recorded_on_the_compiled_instruction() -> None:
     assert "System policy." not in record
     assert "LIONAGI_CONTEXT_BLOCKS_JSON" not in record
     assert "retrieved value" not in record
+
+
+# The fold plan: computed once, its encoding decided by the round-trip check.
+
+
+def test_nel_in_the_system_sends_the_fold_first_regression() -> None:
+    # Regression (issue 8): lionagi's own emitter writes this fold as a `|-` block holding
+    # the section's three lines, but YAML reads NEL back as a line feed, so the Guidance did
+    # not load back to the fold. The round-trip check now sends it to the verbatim fold-first
+    # encoding (registry entry fold-first), which keeps the section and the text exact.
+    import yaml
+
+    from lionagi_turns._compiler import compile_traced
+
+    block = (ContextBlock(provider_name="p", content="c"),)
+    section = encode_context_section(block)
+    b = branch("0\x85")
+    ins = b.msgs.create_instruction(instruction="now")
+    trace = compile_traced(b, TurnRequest(instruction=ins, context_blocks=block))
+    assert trace.fold is not None and trace.fold.encoding == "fold-first"
+    fold = f"0\x85\n\n{section}"
+    text = trace.compiled.messages[0].content
+    assert text == f"{fold}\n\nInstruction: now"
+    # lionagi's emitter output is what the check refused: it does not load back.
+    emitted = minimal_yaml({"Guidance": fold})
+    assert yaml.safe_load(emitted)["Guidance"] != fold
+
+
+def test_fold_plan_names_target_parts_and_encoding() -> None:
+    from lionagi_turns._compiler import compile_traced
+
+    b = branch("System policy.")
+    add_instruction(b, "q", guidance="Be brief.")
+    add_assistant(b, "a")
+    ins = b.msgs.create_instruction(instruction="now")
+    trace = compile_traced(b, TurnRequest(instruction=ins, context_blocks=BLOCKS))
+    plan = trace.fold
+    assert plan is not None
+    assert plan.target == 0  # the first retained instruction turn
+    assert (plan.parts.system, plan.parts.context, plan.parts.guidance) == (
+        "System policy.",
+        SECTION,
+        "Be brief.",
+    )
+    assert plan.encoding == "emitter"
+    assert plan.rendered == trace.compiled.messages[0].content
+    assert trace.fold_message_index == 0
+    assert [p.folded for p in trace.rendered] == [True, False, False]
+
+
+def test_nothing_is_planned_without_a_system_or_context() -> None:
+    from lionagi_turns._compiler import compile_traced
+
+    b = branch()
+    ins = b.msgs.create_instruction(instruction="now", guidance="g")
+    trace = compile_traced(b, TurnRequest(instruction=ins))
+    assert trace.fold is None and trace.fold_message_index is None
+    assert trace.parts.sections() == [("guidance", "g")]
+
+
+def test_trailing_spaces_take_the_literal_block_encoding() -> None:
+    from lionagi_turns._compiler import compile_traced
+
+    b = branch("policy   ")  # lionagi's emitter would double-quote it
+    ins = b.msgs.create_instruction(instruction="now")
+    trace = compile_traced(b, TurnRequest(instruction=ins, context_blocks=BLOCKS))
+    assert trace.fold is not None and trace.fold.encoding == "literal"
+    assert loaded(trace.compiled.messages[0])["Guidance"] == f"policy   \n\n{SECTION}"

@@ -26,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from lionagi._errors import NotFoundError
+
 from .._compiler import compile_chat_request
 from .._contracts import TurnRequest
 from .._providers import to_provider_messages
@@ -150,10 +152,11 @@ def _with_unchecked_kwargs(request: TurnRequest, kwargs: Mapping[str, Any]) -> T
 
 def _equivalent_errors(legacy: BaseException, compiled: BaseException) -> bool:
     """Same error kind: the compiled one is an instance of lionagi's class, and for the
-    generic built-in classes its text also starts with lionagi's text."""
+    generic built-in classes (and lionagi's NotFoundError, whose text names the record) its
+    text also starts with lionagi's text."""
     if not isinstance(compiled, type(legacy)):
         return False
-    if type(legacy) in (Exception, ValueError, TypeError, RuntimeError, KeyError):
+    if type(legacy) in (Exception, ValueError, TypeError, RuntimeError, KeyError, NotFoundError):
         return str(compiled).startswith(str(legacy))
     return True
 

@@ -94,7 +94,7 @@ REGISTRY: tuple[IntendedDifference, ...] = (
     IntendedDifference(
         "missing-ids", "D2.1", "design §4.5",
         "progression ids absent from the branch -> legacy: NotFoundError on the first; "
-        "compiled: one ValueError naming all",
+        "compiled: one ValueError (also a NotFoundError) naming all",
         outcomes.missing_ids,
     ),
     IntendedDifference(

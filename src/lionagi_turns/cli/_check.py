@@ -29,6 +29,7 @@ from rich.text import Text
 
 from .._compiler import compile_chat_request
 from .._durable import _IMAGE_DETAILS
+from .._errors import with_notes
 from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from .._providers import to_provider_messages
 from ._inputs import next_request
@@ -124,7 +125,9 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
             compiled = compile_chat_request(branch, next_request(branch, None))
         except (ValueError, TypeError) as exc:
             defects.append(
-                _entry("compile_error", f"{type(exc).__name__}: {one_line(str(exc))}", [], [])
+                _entry(
+                    "compile_error", f"{type(exc).__name__}: {one_line(with_notes(exc))}", [], []
+                )
             )
         else:
             warnings = _instruction_warnings(projection, to_provider_messages(compiled)) + warnings

@@ -24,26 +24,23 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .._compiler import compile_chat_request
-from .._contracts import ContextBlock, TurnRequest
-from .._envelope import BEGIN_MARKER, END_MARKER, encode_context_section
+from .._compiler import Trace, compile_traced
+from .._contracts import ContextBlock
+from .._envelope import BEGIN_MARKER, END_MARKER
+from .._errors import with_notes
 from .._history import (
     HistoryError,
-    InstructionTurn,
     UnknownMessageTypeError,
-    project_history,
-    select_ids,
 )
 from .._measure import ENCODING
 from .._measure import count_tokens as _count_tokens
 from .._providers import to_provider_messages
-from .._render import guidance_text
 from ._inputs import EXIT_REJECTED, die, next_request
 from ._load import LoadedBranch, one_line
 from ._views import bounded_rows, inert, inert_text
 
 if TYPE_CHECKING:
-    from lionagi.session.branch import Branch
+    pass
 
 __all__ = ("TOKENIZER", "FoldParts", "compile_error", "compile_report", "render_compile")
 
@@ -93,19 +90,10 @@ class FoldParts:
         return [(label, text) for label, text in parts if text]
 
 
-def _fold_parts(
-    branch: Branch, request: TurnRequest, messages: list[dict[str, Any]]
-) -> FoldParts:
-    system = branch.msgs.system
-    projection = project_history(branch, select_ids(branch, request.progression))
-    target = next((t for t in projection.turns if isinstance(t, InstructionTurn)), None)
-    guidance = (target.message if target else request.instruction).content.guidance
-    system_text = system.rendered if system is not None else ""
-    context = encode_context_section(request.context_blocks)
-    index = None
-    if system_text or context:
-        index = next((i for i, m in enumerate(messages) if m["role"] == "user"), None)
-    return FoldParts(system_text, context, guidance_text(guidance), index)
+def _fold_parts(trace: Trace) -> FoldParts:
+    """The fold as the compile that produced the messages planned it."""
+    parts = trace.parts
+    return FoldParts(parts.system, parts.context, parts.guidance, trace.fold_message_index)
 
 
 def compile_report(
@@ -126,8 +114,9 @@ def compiled_turn(
     """``compile_report`` and the fold parts the text view marks."""
     branch = loaded.branch
     request = next_request(branch, instruction, blocks)
-    messages = to_provider_messages(compile_chat_request(branch, request))
-    fold = _fold_parts(branch, request, messages)
+    trace = compile_traced(branch, request)
+    messages = to_provider_messages(trace.compiled)
+    fold = _fold_parts(trace)
     history = [text_of(m["content"]) for m in messages[:-1]]
     current = [text_of(m["content"]) for m in messages[-1:]]
     everything = history + current
@@ -163,10 +152,10 @@ def compile_error(loaded: LoadedBranch, exc: Exception) -> NoReturn:
     if isinstance(exc, HistoryError | UnknownMessageTypeError):
         die(
             EXIT_REJECTED,
-            f"{loaded.path}: the compiler rejects this history: {one_line(str(exc))} "
+            f"{loaded.path}: the compiler rejects this history: {one_line(with_notes(exc))} "
             f"(run `lionagi-turns check {loaded.path}` to list every defect)",
         )
-    problem = f"{type(exc).__name__}: {one_line(str(exc))}"
+    problem = f"{type(exc).__name__}: {one_line(with_notes(exc))}"
     die(EXIT_REJECTED, f"{loaded.path}: cannot compile: {problem}")
 
 
