@@ -43,6 +43,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from .. import _compiler as _default
 from .._durable import durable_instruction
 from .._fast import cache as _cache
+from .._fold import fold_text
 from .._history import (
     AssistantTurn,
     InstructionTurn,
@@ -395,7 +396,7 @@ def _render(
             images=list(source.images),
             image_detail=source.image_detail,
         )
-    fold = _default._fold_prefix(prefix, source.guidance) if prefix is not None else ""
+    fold = fold_text(*prefix, source.guidance) if prefix is not None else ""
     where = ("current instruction" if is_current else "instruction") + f" id {message.id}"
     try:
         if not is_current and not fold and context is None:
