@@ -39,12 +39,13 @@ from typing import TYPE_CHECKING, Any
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi.protocols.messages import Instruction, MessageRole
 
-from ._compiler import _check_request, _fold_prefix, _guard_current_turn, _own, _Rendered
-from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
+from ._compiler import _check_request, _guard_current_turn, _own
+from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
 from ._durable import durable_instruction
 from ._envelope import encode_context_section
 from ._fast import cache as _cache
 from ._fast.yaml import minimal_yaml
+from ._fold import fold_text
 from ._history import AssistantTurn, InstructionTurn, project_history, select_ids
 from ._render import render_instruction
 
@@ -192,6 +193,20 @@ def _prefix_digests(messages: Sequence[Any]) -> list[str]:
     return out
 
 
+class _Rendered:
+    """The compiled messages being built and the current instruction's rendering."""
+
+    __slots__ = ("current_rendered", "out")
+
+    def __init__(self) -> None:
+        self.out: list[CompiledMessage] = []
+        self.current_rendered: Any = None
+
+    def add(self, role: MessageRole, content: Any) -> None:
+        if content:
+            self.out.append(CompiledMessage(role=role, content=content))
+
+
 def compile_cached(
     branch: Branch, request: TurnRequest, tool_schemas: Sequence[Any]
 ) -> CachedCompile:
@@ -242,7 +257,7 @@ def compile_cached(
 
     content = request.instruction.content
     section = encode_context_section(later)
-    fold = _fold_prefix(("", section), content.guidance)
+    fold = fold_text("", section, content.guidance)
     refs = _tool_refs(list(request.tool_schemas), registered)
     try:
         current = render_instruction(
