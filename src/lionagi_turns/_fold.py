@@ -39,6 +39,7 @@ import yaml
 
 from ._fast.switch import fast_path_enabled
 from ._fast.yaml import in_domain, minimal_yaml
+from ._values import check_value
 
 __all__ = (
     "Encoding",
@@ -68,6 +69,7 @@ def guidance_text(guidance: Any) -> str:
         return ""
     if isinstance(guidance, str):
         return guidance
+    check_value(guidance, "guidance")
     return minimal_yaml(guidance).strip()
 
 
