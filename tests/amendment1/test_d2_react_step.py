@@ -98,3 +98,34 @@ def _strip_markers(text: str) -> str:
 
 def _context_of_text(text: str) -> list:
     return yaml.safe_load(_strip_markers(text)).get("Context", [])
+
+
+def test_a_carrier_holds_every_item_and_equality_is_by_rendered_text() -> None:
+    """As lionagi 0.36's step: only an instruction showing all the items carries them, and
+    ``True`` is not ``1``."""
+    b = branch("policy")
+    add_instruction(b, "q1", context=[1])  # renders "1", not "true": not a carrier
+    add_assistant(b, "a1")
+    add_instruction(b, "q2", context=[ITEM])  # holds one of two items: not a carrier
+    add_assistant(b, "a2")
+    compiled = compile_a1(b, react_context=[True, ITEM], context=[True, ITEM])
+    assert _context(compiled.messages[-1]) == [True, ITEM]
+    assert _context(compiled.messages[0]) == [1]
+
+
+def test_the_step_matches_lionagi_on_a_react_history() -> None:
+    """Same branch, same items: the amended step leaves out what lionagi's own pass does."""
+    from lionagi.operations.chat._prepare import _prepare_run_kwargs, _react_context
+    from lionagi.operations.types import ChatParam
+
+    b, *_ = _react_branch()
+    ins = b.msgs.create_instruction(instruction="now", context=[ITEM])
+    token = _react_context.set([ITEM])
+    try:
+        _, kwargs = _prepare_run_kwargs(b, ins, ChatParam(), ins=ins)
+    finally:
+        _react_context.reset(token)
+    legacy = [m["content"].count("caller context") for m in kwargs["messages"]]
+    compiled = compile_a1(b, react_context=[ITEM], context=[ITEM])
+    ours = [text_of(m).count("caller context") for m in compiled.messages]
+    assert ours == legacy == [1, 0, 0, 0, 0]

@@ -32,6 +32,7 @@ with a budget.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -302,22 +303,43 @@ def _react_items(react_context: Sequence[Any] | None) -> list[Any]:
 
 
 def _react_step(messages: Sequence[Instruction], react: list[Any]) -> list[list[Any] | None]:
-    """Per rendered instruction: its prompt context with each ReAct item already rendered by
-    an earlier instruction removed, or None when unchanged."""
+    """Per rendered instruction (oldest first, the current one last): its prompt context with
+    the caller's ReAct items left out, or None when it renders unchanged.
+
+    An instruction carries the items when its context renders every one of them (lionagi's
+    ``_render_context`` text, as often as the items repeat; plain-content instructions never
+    carry). The first carrier keeps them; every later carrier renders without them, one held
+    item per caller item. Items lionagi cannot render are left in, as lionagi leaves them.
+    """
+    from lionagi.operations.chat._prepare import _render_context
+
+    out: list[list[Any] | None] = [None] * len(messages)
     if not react:
-        return [None] * len(messages)
-    rendered: list[Any] = []
-    out: list[list[Any] | None] = []
-    for message in messages:
-        context = list(message.content.prompt_context)
-        keep = []
-        for item in context:
-            if item in react:
-                if item in rendered:
-                    continue
-                rendered.append(item)
-            keep.append(item)
-        out.append(keep if len(keep) != len(context) else None)
+        return out
+    try:
+        shown = _render_context(react)
+    except Exception:
+        return out
+    need = Counter(shown)
+    first = True
+    for i, message in enumerate(messages):
+        content = message.content
+        if content.plain_content:
+            continue
+        try:
+            held = _render_context(list(content.prompt_context))
+        except Exception:
+            continue
+        if need - Counter(held):
+            continue
+        if first:
+            first = False
+            continue
+        keep = list(content.prompt_context)
+        for text in shown:
+            k = held.index(text)
+            del held[k], keep[k]
+        out[i] = keep
     return out
 
 

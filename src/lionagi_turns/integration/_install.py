@@ -230,14 +230,14 @@ def prepare_run_kwargs(
     if ins is None:
         ins = build_instruction(branch, instruction, param)
     cache = places_prompt_cache(imodel)
-    _note_gaps(branch, imodel, cache)
+    _note_gaps(branch, imodel, cache and _profile == "default")
     blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
     request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
     extra: dict[str, Any] = {}
-    if cache:
+    if cache and _profile == "default":
         compiled, extra["system_blocks"] = compile_for_prompt_cache(branch, request)
     else:
-        compiled = compile_chat_request(branch, request)
+        compiled = _compile(branch, request)
     messages = to_provider_messages(compiled)
     check_image_hosts(messages)
     _note_resume(branch, imodel, messages, bool(blocks))
@@ -434,13 +434,52 @@ def _describe(obj: Any) -> str:
     return repr(obj)
 
 
-def install() -> None:
+# The compile profile install() routes through: "default" (the seed ADR) or "amendment1".
+PROFILES = ("default", "amendment1")
+_profile = "default"
+
+
+def _compile(branch: Branch, request: Any) -> Any:
+    if _profile == "amendment1":
+        from ..amendment1._integration import compile_installed
+
+        return compile_installed(branch, request)
+    return compile_chat_request(branch, request)
+
+
+def install(*, profile: str = "default", budgets: Any = None) -> None:
     """Route lionagi's chat/communicate/operate/ReAct/run and ``prepare_messages_for_chat``
     through the compiler. Idempotent; raises ``IntegrationError`` (changing nothing) when
-    lionagi is not 0.36.x or a name to replace is not lionagi's original."""
-    global _scope_owned
+    lionagi is not 0.36.x or a name to replace is not lionagi's original.
+
+    ``profile="amendment1"`` compiles through ``lionagi_turns.amendment1`` (ADR-0007
+    Amendment 1) with ``budgets`` (an ``amendment1.SectionBudgets``; None: unbounded) and
+    records lionagi's context-tool evictions and compactions at their source. Installing
+    another profile while one is installed raises ``IntegrationError``: uninstall first."""
+    global _scope_owned, _profile
+    if profile not in PROFILES:
+        raise ValueError(f"install(profile={profile!r}): choose one of {', '.join(PROFILES)}")
+    if profile == "default" and budgets is not None:
+        raise ValueError("install(budgets=...) applies to profile='amendment1' only")
     with _lock:
-        _install_locked()
+        if _saved and profile != _profile:
+            raise IntegrationError(
+                f"lionagi-turns is installed with profile {_profile!r}; call uninstall() "
+                f"before install(profile={profile!r})"
+            )
+        if profile == "amendment1":
+            from ..amendment1._integration import activate
+
+            activate(budgets)
+        try:
+            _install_locked()
+        except BaseException:
+            if profile == "amendment1" and not _saved:
+                from ..amendment1._integration import deactivate
+
+                deactivate()
+            raise
+        _profile = profile
         _scope_owned = False
 
 
@@ -479,6 +518,16 @@ def uninstall() -> None:
                 _saved[(target.site, target.name)],
             )
         _saved.clear()
+        _deactivate_profile()
+
+
+def _deactivate_profile() -> None:
+    global _profile
+    if _profile == "amendment1":
+        from ..amendment1._integration import deactivate
+
+        deactivate()
+    _profile = "default"
 
 
 def is_installed() -> bool:

@@ -1,0 +1,134 @@
+"""``install(profile="amendment1")``: lionagi's call surfaces compile through this profile.
+
+- ``activate(budgets)`` / ``deactivate()``: called by ``integration.install``/``uninstall``.
+  Activation replaces ``lionagi.tools.context.context.ContextTool.bind`` with the recording
+  wrapper (``_views.record_context_tool``), so every evict/compact done through lionagi's
+  context tool records its reason at the source; it refuses (``IntegrationError``) when
+  ``bind`` is not lionagi's own function. Deactivation restores exactly lionagi's function.
+- ``amended_request(branch, request)``: the default adapter's ``TurnRequest`` (lionagi's call
+  arguments, built by ``integration._adapters``) as this profile's request: its blocks as
+  material ``ContextBlock`` values and ``skipped`` read exactly from the branch's registry
+  and ``last_context_report`` (``read_skips``; names whose reason lionagi does not determine
+  are not guessed: ``last_skip_reading(branch)`` lists them).
+- ``compile_installed(branch, request)``: compiles under the installed budgets with the
+  caller's ReAct items taken from lionagi's ``_react_context`` (read here, in the adapter;
+  the compiler itself takes them as an argument).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from .._contracts import TurnRequest as DefaultRequest
+from ._compile import compile_chat_request
+from ._contracts import CompiledChatRequest, ContextBlock, SectionBudgets, TurnRequest
+from ._skips import SkipReading, read_skips
+from ._views import record_context_tool
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = (
+    "activate",
+    "amended_request",
+    "budgets",
+    "compile_installed",
+    "deactivate",
+    "last_skip_reading",
+)
+
+_lock = threading.RLock()
+_state: dict[str, Any] = {"budgets": None, "bind": None}
+_readings: weakref.WeakKeyDictionary[Any, SkipReading] = weakref.WeakKeyDictionary()
+
+
+def _context_tool() -> Any:
+    from lionagi.tools.context.context import ContextTool
+
+    return ContextTool
+
+
+def activate(budgets_: SectionBudgets | None) -> None:
+    from ..integration._install import IntegrationError
+
+    if budgets_ is not None and not isinstance(budgets_, SectionBudgets):
+        raise TypeError(
+            f"install(budgets=...) takes an amendment1.SectionBudgets, got "
+            f"{type(budgets_).__name__}"
+        )
+    with _lock:
+        tool = _context_tool()
+        current = tool.__dict__["bind"]
+        if _state["bind"] is None:
+            if getattr(current, "__qualname__", "") != "ContextTool.bind" or getattr(
+                current, "__module__", ""
+            ) != "lionagi.tools.context.context":
+                raise IntegrationError(
+                    "cannot install the amendment1 profile: lionagi's ContextTool.bind is "
+                    f"{current!r}, not lionagi 0.36's own; undo the other patch first"
+                )
+            tool.bind = record_context_tool(current)
+            _state["bind"] = current
+        _state["budgets"] = budgets_
+
+
+def deactivate() -> None:
+    from ..integration._install import IntegrationError
+
+    with _lock:
+        original = _state["bind"]
+        if original is None:
+            return
+        tool = _context_tool()
+        if not getattr(tool.__dict__["bind"], "__lionagi_turns_recording__", False):
+            raise IntegrationError(
+                "cannot uninstall the amendment1 profile: ContextTool.bind was replaced after "
+                "install(); undo that patch first"
+            )
+        tool.bind = original
+        _state["bind"] = None
+        _state["budgets"] = None
+
+
+def budgets() -> SectionBudgets | None:
+    """The budgets the installed profile compiles with."""
+    return _state["budgets"]
+
+
+def amended_request(branch: Branch, request: DefaultRequest) -> TurnRequest:
+    """``request`` (the default adapter's) as an amendment1 request for ``branch``."""
+    report = branch.last_context_report
+    reading = read_skips(
+        branch._context_providers, report, system_present=branch.msgs.system is not None
+    )
+    _readings[branch] = reading
+    return TurnRequest(
+        instruction=request.instruction,
+        progression=request.progression,
+        tool_schemas=request.tool_schemas,
+        response_format=request.response_format,
+        structure=request.structure,
+        context_blocks=tuple(
+            ContextBlock(b.provider_name, b.content) for b in request.context_blocks
+        ),
+        skipped=reading.skipped,
+        provider_kwargs=request.provider_kwargs,
+    )
+
+
+def last_skip_reading(branch: Branch) -> SkipReading | None:
+    """The skip reading of the branch's latest compile under the installed profile."""
+    return _readings.get(branch)
+
+
+def compile_installed(branch: Branch, request: DefaultRequest) -> CompiledChatRequest:
+    from lionagi.operations.chat._prepare import _react_context
+
+    return compile_chat_request(
+        branch,
+        amended_request(branch, request),
+        budgets=budgets(),
+        react_context=_react_context.get() or None,
+    )

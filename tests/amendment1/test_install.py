@@ -1,0 +1,187 @@
+"""``install(profile="amendment1")``: lionagi's own call surfaces compile through the profile,
+against a real 127.0.0.1 chat server; lionagi's context tool records exclusions at the source;
+the registry's skips reach the prompt where lionagi's report determines their reason."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from e2e.http_server import ChatServer  # type: ignore[import-not-found]
+from lionagi import Branch, iModel
+from lionagi.tools.context.context import ContextTool
+
+from lionagi_turns import install, is_installed, to_provider_messages, uninstall
+from lionagi_turns.amendment1 import (
+    EXCLUSIONS_KEY,
+    SectionBudgets,
+    TurnRequest,
+    compile_chat_request,
+    marker,
+)
+from lionagi_turns.integration import IntegrationError
+
+from ._support import add_action_pair, add_assistant, add_instruction
+
+pytestmark = pytest.mark.anyio
+
+ORIGINAL_BIND = ContextTool.__dict__["bind"]
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def server() -> Iterator[ChatServer]:
+    with ChatServer() as s:
+        yield s
+
+
+@pytest.fixture(autouse=True)
+def _clean_install() -> Iterator[None]:
+    yield
+    if is_installed():
+        uninstall()
+    assert ContextTool.__dict__["bind"] is ORIGINAL_BIND
+
+
+@pytest.fixture(autouse=True)
+def _offline_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    from lionagi.service.token_calculator import TokenCalculator
+
+    monkeypatch.setattr(
+        TokenCalculator, "tokenize", staticmethod(lambda s, *a, **k: len(s.split()) if s else 0)
+    )
+
+
+def _model(server: ChatServer) -> Any:
+    return iModel(
+        provider="openai", model="gpt-4.1-mini", api_key="x", base_url=server.base_url,
+        requires_tokens=False, allow_local_network=True,
+    )
+
+
+def _history(server: ChatServer) -> Branch:
+    b = Branch(system="policy", chat_model=_model(server))
+    add_instruction(b, "q1")
+    add_assistant(b, "calling")
+    add_action_pair(b, "lookup", {"q": "x"}, "found")
+    return b
+
+
+def _expected(b: Branch, text: str, **request: Any) -> list[dict[str, Any]]:
+    ins = b.msgs.create_instruction(instruction=text)
+    return to_provider_messages(
+        compile_chat_request(b, TurnRequest(instruction=ins, **request), **request.pop("kw", {}))
+    )
+
+
+async def test_communicate_sends_the_amended_request(server: ChatServer) -> None:
+    b = _history(server)
+    expected = _expected(b, "now")
+    install(profile="amendment1")
+    assert await b.communicate("now") == "ok"
+    sent = server.requests[-1].messages
+    assert sent == expected
+    assert "LIONAGI_TOOL_RESULTS_JSON" in sent[-1]["content"]
+
+
+async def test_the_default_profile_is_unchanged_by_the_option(server: ChatServer) -> None:
+    b = _history(server)
+    install()
+    await b.communicate("now")
+    sent = server.requests[-1].messages
+    assert "LIONAGI_TOOL_RESULTS_JSON" not in sent[-1]["content"]
+    assert "Context:" in sent[-1]["content"]
+
+
+async def test_installed_budgets_truncate_history_with_the_marker(server: ChatServer) -> None:
+    b = _history(server)
+    install(profile="amendment1", budgets=SectionBudgets(history=0))
+    await b.communicate("now")
+    first = server.requests[-1].messages[0]["content"]
+    assert first.startswith(marker("history", 2, "truncated") + "\n\n")
+
+
+async def test_a_context_tool_eviction_is_recorded_and_reaches_the_model(
+    server: ChatServer,
+) -> None:
+    b = _history(server)
+    install(profile="amendment1")
+    tool = ContextTool().bind(b)
+    result = await tool.func_callable(action="evict_action_results", keep_last=0)
+    assert result["success"]
+    assert list(b.metadata[EXCLUSIONS_KEY].values()) == ["evicted"]
+    await b.communicate("now")
+    first = server.requests[-1].messages[0]["content"]
+    assert first.startswith(marker("history", 1, "evicted"))
+    assert "found" not in "".join(m["content"] for m in server.requests[-1].messages)
+
+
+class _Fixed:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    async def provide(self, branch: Any, instruction: Any) -> str:
+        return self.text
+
+
+async def test_a_registry_skip_with_a_determined_reason_renders_its_marker(
+    server: ChatServer,
+) -> None:
+    b = Branch(system="policy", chat_model=_model(server))
+    registry = b.providers
+    registry.register(_Fixed("kept row"), name="catalog")
+    registry.register(_Fixed("a b c d e"), name="capped", max_tokens=2)
+    install(profile="amendment1")
+    await b.communicate("now")
+    content = server.requests[-1].messages[0]["content"]
+    assert marker("context", 1, "per_provider_limit") in content
+    assert '"authority":"material"' in content and "kept row" in content
+    from lionagi_turns.amendment1._integration import last_skip_reading
+
+    reading = last_skip_reading(b)
+    assert reading is not None and reading.undetermined == ()
+
+
+async def test_an_undetermined_skip_is_not_guessed(server: ChatServer) -> None:
+    b = Branch(system="policy", chat_model=_model(server))
+    b.providers.budget = 3
+    b.providers.register(_Fixed("a b"), name="first", priority=1)
+    b.providers.register(_Fixed("a b c d"), name="open", max_tokens=5)
+    install(profile="amendment1")
+    await b.communicate("now")
+    content = server.requests[-1].messages[0]["content"]
+    assert "LIONAGI_SECTION_TRUNCATED" not in content
+    from lionagi_turns.amendment1._integration import last_skip_reading
+
+    reading = last_skip_reading(b)
+    assert reading is not None and [u.name for u in reading.undetermined] == ["open"]
+
+
+def test_switching_profiles_requires_uninstall() -> None:
+    install(profile="amendment1")
+    install(profile="amendment1")  # idempotent
+    with pytest.raises(IntegrationError, match="uninstall"):
+        install()
+    uninstall()
+    assert ContextTool.__dict__["bind"] is ORIGINAL_BIND
+    with pytest.raises(ValueError, match="choose one of"):
+        install(profile="nope")
+    with pytest.raises(ValueError, match="amendment1"):
+        install(budgets=SectionBudgets())
+    assert not is_installed()
+
+
+def test_a_foreign_context_tool_patch_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    def other(self: Any, branch: Any) -> Any:
+        return ORIGINAL_BIND(self, branch)
+
+    monkeypatch.setattr(ContextTool, "bind", other)
+    with pytest.raises(IntegrationError, match=r"ContextTool\.bind"):
+        install(profile="amendment1")
+    assert not is_installed()
+    monkeypatch.undo()
