@@ -16,6 +16,8 @@ from ._contracts import (
     SectionBudgets,
     TurnRequest,
 )
+from ._integration import last_skip_reading
+from ._report import bounds_rows, compile_report, exclusions_rows
 from ._sections import decode_context_section, encode_context_section, marker
 from ._skips import SkipReading, UndeterminedSkip, read_skips
 from ._views import EXCLUSIONS_KEY, ViewExclusions, view_exclusions
@@ -35,9 +37,13 @@ __all__ = (
     "TurnRequest",
     "UndeterminedSkip",
     "ViewExclusions",
+    "bounds_rows",
     "compile_chat_request",
+    "compile_report",
     "decode_context_section",
     "encode_context_section",
+    "exclusions_rows",
+    "last_skip_reading",
     "marker",
     "read_skips",
     "view_exclusions",
