@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
+from uuid import UUID
 
 from .._providers import to_provider_messages
 from ._compile import compile_chat_request
@@ -52,7 +53,7 @@ def exclusions_rows(branch: Branch) -> list[dict[str, Any]]:
     return [
         {
             "id": e.name,
-            "kind": type(pile[e.name]).__name__,
+            "kind": type(pile[UUID(e.name)]).__name__,
             "reason": e.reason,
             "recorded": e.name not in unrecorded,
         }

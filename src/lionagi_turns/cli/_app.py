@@ -8,6 +8,9 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
   provider messages of the next turn. Without ``--instruction`` the current turn is the
   placeholder ``DEFAULT_INSTRUCTION`` (it is marked as such), so the output shows exactly what
   the stored history contributes. 0 compiled, 1 the compiler rejects the history.
+- ``compile ... --profile amendment1 [--budget SECTION=N]...``: the next turn under ADR-0007
+  Amendment 1 with each section's authority, posture, budget, kept and left-out (``_amendment1``);
+  1 also when a system or instruction section refuses over its budget.
 - ``diff PATH [--instruction TEXT] [--context NAME=TEXT]...``: lionagi 0.36's own payload next
   to the compiled one, a unified diff per message, each labelled with its intended-difference
   registry entry. 0 every difference is registered, 1 any is not.
@@ -100,6 +103,25 @@ MaxBytesOpt = Annotated[
 PathArg = Annotated[str, typer.Argument(help="A saved branch: the JSON of Branch.to_dict().")]
 
 
+class Profile(StrEnum):
+    default = "default"
+    amendment1 = "amendment1"
+
+
+ProfileOpt = Annotated[
+    Profile,
+    typer.Option("--profile", help="Compile profile: the seed ADR (default) or Amendment 1."),
+]
+BudgetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--budget",
+        metavar="SECTION=N",
+        help="amendment1: a section's budget in o200k tokens (repeatable; default unbounded).",
+    ),
+]
+
+
 def _too_deep(path: str) -> Fail:
     return Fail(EXIT_BAD_INPUT, f"{path}: the branch is nested too deeply to compile")
 
@@ -111,8 +133,13 @@ def compile_command(
     context: ContextOpt = None,
     format: FormatOpt = Format.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+    profile: ProfileOpt = Profile.default,
+    budget: BudgetOpt = None,
 ) -> None:
     """Print the provider messages the next turn sends (ADR-0007 compile_chat_request)."""
+    if profile is Profile.amendment1 or budget:
+        _amended(path, instruction, context, format, max_bytes, profile, budget or [])
+        return
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
     try:
         report, fold = compiled_turn(loaded, instruction, blocks)
@@ -124,6 +151,42 @@ def compile_command(
         print_json(report)
         return
     render_compile(console(), loaded, report, fold)
+
+
+def _amended(
+    path: str,
+    instruction: str | None,
+    context: list[str] | None,
+    format: Format,
+    max_bytes: int,
+    profile: Profile,
+    budget: list[str],
+) -> None:
+    from ._amendment1 import amended_turn, parse_budgets, refused_summary, render_amended
+
+    if profile is not Profile.amendment1:
+        raise Fail(EXIT_BAD_INPUT, "bad option: --budget needs --profile amendment1")
+    try:
+        budgets = parse_budgets(budget)
+    except ValueError as exc:
+        raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
+    loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    from ..amendment1 import SectionBudgetRefused
+
+    try:
+        report = amended_turn(loaded, instruction, blocks, budgets)
+    except SectionBudgetRefused as exc:
+        raise Fail(
+            EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"
+        ) from None
+    except (ValueError, TypeError) as exc:
+        compile_error(loaded, exc)
+    except RecursionError:
+        raise _too_deep(path) from None
+    if format is Format.json:
+        print_json(report)
+        return
+    render_amended(console(), report)
 
 
 @app.command("check")

@@ -32,6 +32,7 @@ from .._durable import _IMAGE_DETAILS
 from .._errors import with_notes
 from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from .._providers import to_provider_messages
+from ._amendment1 import exclusions_rows, render_exclusions
 from ._inputs import next_request
 from ._load import LoadedBranch, one_line
 from ._views import inert_text
@@ -152,6 +153,7 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
         "warnings": warnings,
         "records": records,
         "notes": list(loaded.notes),
+        "view_exclusions": exclusions_rows(branch),
     }
 
 
@@ -202,6 +204,7 @@ def render_check(console: Console, report: dict[str, Any]) -> None:
     if warnings:
         console.print(Text("warnings (sent as shown; not defects):", style="yellow"))
         console.print(_entries_table(warnings, "bold yellow"))
+    render_exclusions(console, report["view_exclusions"])
     if not defects and not warnings:
         return
     flagged: dict[int, list[str]] = {}
