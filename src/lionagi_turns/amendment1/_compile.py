@@ -1,58 +1,55 @@
-"""Amendment 1's ``compile_chat_request``: the default profile's passes with D7's bounds, D8's
-authority and the ``tool_results`` section.
+"""Amendment 1's ``compile_chat_request``: the default pipeline (``_compiler.compile_traced``)
+under an Amendment 1 ``CompileProfile`` (``_profile``), plus D7's records.
 
-Passes, in order (ADR-0007 D2 §6 steps 1-4; each reads only what an earlier one produced):
+Passes (ADR-0007 D2 §6 steps 1-4; the pipeline's own passes are not copied):
 
-1. ``check`` - the request: blocks are material (``ValueError``), the default profile's
-   call-option check.
-2. ``select`` + ``validate`` - the default profile's selection and projection of the whole
-   view; its first defect kind is raised before any bound runs.
-3. ``history bound`` (step 1) - view exclusions become ``evicted``/``compacted`` entries; whole
-   turns are measured (instruction rendered durably with its own prompt context, the caller's
-   ReAct items in; each assistant response's text) and the newest that fit are kept; every
-   record of a dropped turn is a ``truncated`` entry.
-4. ``project`` + ``ReAct step`` (step 2) - the default projection over the kept view; each
-   ReAct item renders only on the first rendered instruction carrying it; each instruction's
-   ``tool_results`` entry skips a result equal to one already in the entry or in the
-   instruction's own (durable) prompt context.
-5. ``context`` - blocks admitted whole, in order, while their canonical entries fit the
-   context budget, else skipped whole (``section_budget``); the request's ``skipped`` entries
-   first. Markers one line each above the envelope.
-6. ``render`` (step 3) - the default profile's fold and renderer; tool_results blocks appended
-   to their instruction; history markers lead the first compiled message.
-7. ``section bounds`` (step 4) - tool_results keeps its newest results that fit (older ones
-   ``truncated``, marker above the first block that lost results); system and instruction
-   are measured and refuse with ``SectionBudgetRefused`` carrying all five records.
-8. ``durable copy`` - the record-ready instruction (no bound record, marker or block).
+1. ``check`` - the request is this profile's, its blocks material (``ValueError``).
+2. ``context admission`` - blocks admitted whole, in order, while their canonical entries fit
+   the context budget, else skipped whole (``section_budget``); the request's ``skipped``
+   entries first. The profile's ``envelope`` renders the skip markers, one line each, directly
+   above D3's envelope (with D8's ``authority`` key).
+3. the pipeline's select and project; then the profile's ``bound`` (step 1): the whole view is
+   validated first (its first defect is raised); view exclusions become ``evicted`` /
+   ``compacted`` entries; whole turns are measured (the instruction rendered durably with its
+   own prompt context, the caller's ReAct items in; each assistant response's text) and the
+   newest that fit are kept; every record of a dropped turn is a ``truncated`` entry. The same
+   bound builds each kept instruction's ``tool_results`` entry (skipping a result equal to one
+   already in it or in the instruction's durable prompt context) and applies the tool_results
+   budget to the entries' results, newest kept (the section is independent of the
+   instructions, so deciding it here changes nothing the later passes read).
+4. the pipeline's ReAct step (step 2), fold plan and render (step 3), with the profile's
+   ``results_section``: each entry renders after its instruction's content, the tool_results
+   marker one line above the block of the entry that lost the oldest results.
+5. ``section bounds`` (step 4): history markers lead the first compiled message; the system and
+   the instruction (rendered without the fold and its tool_results block, after the ReAct step)
+   are measured, and refuse with ``SectionBudgetRefused`` carrying all five records.
 
-No I/O, no provider call, no write to the branch. ``measure`` counts tokens of a text; the
-default is the o200k count of ``lionagi_turns._measure``; it is called only for a section
-with a budget.
+No I/O, no provider call, no write to the branch. ``measure`` counts tokens of a text (default
+o200k, ``lionagi_turns._measure.count_tokens``); only a section with a budget is measured.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lionagi.ln import json_dumps
-from lionagi.protocols.messages import ActionRequest, ActionResponse, Instruction, MessageRole
-from lionagi.protocols.messages.instruction import InstructionContent
+from lionagi.protocols.messages import ActionRequest, ActionResponse, Instruction
 
-from .. import _compiler as _default
-from .._durable import durable_instruction
+from .._compiler import compile_traced
+from .._contracts import TurnRequest as SeedRequest
 from .._fast import cache as _cache
-from .._fold import fold_text
 from .._history import (
     AssistantTurn,
     InstructionTurn,
+    Projection,
     action_result,
-    project_history,
     select_ids,
 )
-from .._render import render_instruction
+from .._profile import CompileProfile
+from .._react import react_step
+from .._render import CallOptions, render_view
 from ._contracts import (
     SECTION_AUTHORITY,
     SECTION_POSTURE,
@@ -67,7 +64,6 @@ from ._contracts import (
     check_material,
 )
 from ._sections import (
-    append_part,
     block_entry,
     context_section,
     marker_lines,
@@ -75,7 +71,7 @@ from ._sections import (
     result_entry,
     tool_results_block,
 )
-from ._turns import Turn, keep_newest, split_turns
+from ._turns import keep_newest, split_turns
 from ._views import view_exclusions
 
 if TYPE_CHECKING:
@@ -113,95 +109,51 @@ def compile_chat_request(
     elif not isinstance(budgets, SectionBudgets):
         raise TypeError(f"budgets must be a SectionBudgets, got {type(budgets).__name__}")
     check_material(request.context_blocks)
-    _default._check_request(request)  # type: ignore[arg-type]
     meter = _Meter(measure)
-    react = _react_items(react_context)
 
-    # 2. select + validate the whole view
-    ids = select_ids(branch, request.progression)
-    project_history(branch, ids).raise_first()
-    pile = branch.msgs.messages  # type: ignore[has-type]
-
-    # 3. history bound (step 1)
-    exclusions = view_exclusions(branch, request.progression)
-    split = split_turns(ids, pile)
-    start = 0
-    if budgets.history is not None:
-        start = keep_newest([meter.turn(t) for t in split.turns], budgets.history)
-    dropped = split.turns[:start]
-    truncated = [
-        LeftOut(str(r.id), "truncated", meter.record(r)) for t in dropped for r in t.records
-    ]
-    gone = {r.id for t in dropped for r in t.records}
-    kept_ids = tuple(uid for uid in ids if uid not in gone)
-
-    # 4. project + ReAct step (step 2)
-    projection = project_history(branch, kept_ids)
-    projection.raise_first()
-    current = request.instruction
-    instructions: list[InstructionTurn] = [
-        t for t in projection.turns if isinstance(t, InstructionTurn)
-    ]
-    contexts = _react_step([*(t.message for t in instructions), current], react)
-    trailing = [r for r in split.trailing if isinstance(r, ActionResponse)]
-    entries = [
-        _entry(t.message, t.sources) for t in instructions
-    ] + [_entry(current, trailing)]
-
-    # 5. context (skip posture)
     blocks, context_left = _admit_blocks(request, budgets.context, meter)
-    section = context_section(blocks, context_left)
-    system = branch.msgs.system
-    prefix = (system.rendered if system is not None else "", section)
+    seed = SeedRequest(
+        instruction=request.instruction,
+        progression=request.progression,
+        tool_schemas=request.tool_schemas,
+        response_format=request.response_format,
+        structure=request.structure,
+        context_blocks=tuple(blocks),
+        provider_kwargs=request.provider_kwargs,
+    )
+    state = _Bound(branch, budgets, meter)
+    profile = CompileProfile(
+        name="adr-0007-amendment-1",
+        bound=state,
+        envelope=lambda kept: context_section(kept, context_left),  # type: ignore[arg-type]
+        results_section=_results_section,
+    )
+    trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
 
-    # 7a. tool_results bound (entries are independent of the instructions they follow)
-    results_left, kept_results, marker_at = _bound_results(entries, budgets.tool_results, meter)
-
-    # 6. render (step 3)
-    targets: list[Instruction] = [*(t.message for t in instructions), current]
-    rendered: dict[int, Any] = {}
-    for index, (message, ctx) in enumerate(zip(targets, contexts, strict=True)):
-        is_current = index == len(targets) - 1
-        rendered[index] = _render(
-            message, ctx, prefix if index == 0 else None, section, request, is_current
-        )
-    current_rendered = rendered[len(targets) - 1]
-    _default._guard_current_turn(current.content, current_rendered)
-
-    out: list[CompiledMessage] = []
-    index = 0
-    for turn in projection.turns:
-        if isinstance(turn, AssistantTurn):
-            text = "\n\n".join(m.content.assistant_response for m in turn.messages)
-            _add(out, MessageRole.ASSISTANT, text)
-        else:
-            _add(out, MessageRole.USER, _with_results(rendered[index], kept_results[index],
-                                                      results_left if marker_at == index else ()))
-            index += 1
-    _add(out, MessageRole.USER, _with_results(current_rendered, kept_results[index],
-                                              results_left if marker_at == index else ()))
-    history_left = (*exclusions.left_out, *truncated)
+    messages = list(trace.compiled.messages)
+    history_left = (*state.exclusions, *state.truncated)
     history_marker = marker_lines("history", history_left)
     if history_marker:
-        if out:
-            out[0] = CompiledMessage(out[0].role, prepend_part(out[0].content, history_marker))
+        if messages:
+            messages[0] = CompiledMessage(
+                messages[0].role, prepend_part(messages[0].content, history_marker)
+            )
         else:
-            out.append(CompiledMessage(MessageRole.USER, history_marker))
+            messages.append(CompiledMessage(trace.rendered[-1].role, history_marker))
 
-    # 7b. records; system and instruction refuse
+    system = branch.msgs.system
+    current = request.instruction
     history_kept = tuple(
         str(m.id)
-        for t in projection.turns
+        for t in trace.projection.turns
         for m in ((t.message,) if isinstance(t, InstructionTurn) else tuple(t.messages))
     )
-    results_kept = tuple(str(r.id) for entry in entries for r in entry.sources
-                         if str(r.id) not in {e.name for e in results_left})
     records = {
         "system": ((str(system.id),) if system is not None else (), ()),
         "instruction": ((str(current.id),), ()),
         "history": (history_kept, history_left),
         "context": (tuple(b.provider_name for b in blocks), context_left),
-        "tool_results": (results_kept, tuple(results_left)),
+        "tool_results": (state.results_kept, state.results_left),
     }
     bounds = tuple(
         SectionBound(
@@ -220,9 +172,12 @@ def compile_chat_request(
         if used > budgets.system:
             refusals.append(("system", used, budgets.system, "shorten the system message"))
     if budgets.instruction is not None:
-        own = current_rendered
-        if len(targets) == 1 and any(prefix):  # the fold is the system's and context's text
-            own = _render(current, contexts[-1], None, "", request, True)
+        context = react_step(trace.projection, current.content, react_context)
+        own, _ = render_view(
+            current.content,
+            context=context,
+            options=CallOptions(request.tool_schemas, request.response_format, request.structure),
+        )
         used = meter.content(own)
         if used > budgets.instruction:
             refusals.append(("instruction", used, budgets.instruction,
@@ -230,11 +185,10 @@ def compile_chat_request(
     if refusals:
         raise _refused(refusals, bounds)
 
-    # 8. durable copy
     return CompiledChatRequest(
-        instruction=durable_instruction(current),
-        messages=tuple(out),
-        provider_kwargs=request.provider_kwargs,
+        instruction=trace.compiled.instruction,
+        messages=tuple(messages),
+        provider_kwargs=trace.compiled.provider_kwargs,
         bounds=bounds,
     )
 
@@ -245,12 +199,11 @@ def compile_chat_request(
 class _Meter:
     """Token counts through ``measure`` (resolved lazily: only a bounded section measures)."""
 
-    __slots__ = ("_fn", "_given")
+    __slots__ = ("_fn",)
 
     def __init__(self, measure: Measure | None) -> None:
         if measure is not None and not callable(measure):
             raise TypeError(f"measure must be a callable str -> int, got {measure!r}")
-        self._given = measure
         self._fn: Measure | None = measure
 
     def text(self, text: str) -> int:
@@ -269,98 +222,144 @@ class _Meter:
             return sum(self.text(p["text"]) for p in content if p.get("type") == "text")
         return self.text(content) if content else 0
 
+    def instruction(self, message: Instruction) -> int:
+        return self.content(_cache.render_durable(message))
+
     def record(self, msg: Any) -> int | None:
         """Tokens of one history record as it would render; None for what never renders."""
         if isinstance(msg, Instruction):
-            return self.content(_cache.render_durable(msg))
+            return self.instruction(msg)
         if isinstance(msg, ActionResponse):
             return self.text(result_entry(action_result(msg)))
         if isinstance(msg, ActionRequest):
             return None
         return self.text(msg.content.assistant_response)
 
-    def turn(self, turn: Turn) -> int:
-        """A turn's history size: its instruction and assistant responses (its action results
-        are the tool_results section's)."""
-        total = sum(self.text(a.content.assistant_response) for a in turn.assistants)
-        if turn.instruction is not None:
-            total += self.content(_cache.render_durable(turn.instruction))
-        return total
+
+# ------------------------------------------------------------------------------- the bound
 
 
-# ----------------------------------------------------------------------------------- passes
+class _Entry(list[dict[str, Any]]):
+    """A tool_results entry (the results it renders) that may carry the section's marker; it
+    is truthy while it carries one, so the pipeline renders the marker of an entry that lost
+    every result."""
+
+    marker: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.marker) or len(self) > 0
 
 
-def _react_items(react_context: Sequence[Any] | None) -> list[Any]:
-    if react_context is None:
-        return []
-    if isinstance(react_context, str | bytes) or not hasattr(react_context, "__iter__"):
-        raise TypeError(
-            "react_context must be a sequence of the caller's context items, got "
-            f"{type(react_context).__name__}"
-        )
-    return list(react_context)
-
-
-def _react_step(messages: Sequence[Instruction], react: list[Any]) -> list[list[Any] | None]:
-    """Per rendered instruction (oldest first, the current one last): its prompt context with
-    the caller's ReAct items left out, or None when it renders unchanged.
-
-    An instruction carries the items when its context renders every one of them (lionagi's
-    ``_render_context`` text, as often as the items repeat; plain-content instructions never
-    carry). The first carrier keeps them; every later carrier renders without them, one held
-    item per caller item. Items lionagi cannot render are left in, as lionagi leaves them.
-    """
-    from lionagi.operations.chat._prepare import _render_context
-
-    out: list[list[Any] | None] = [None] * len(messages)
-    if not react:
-        return out
-    try:
-        shown = _render_context(react)
-    except Exception:
-        return out
-    need = Counter(shown)
-    first = True
-    for i, message in enumerate(messages):
-        content = message.content
-        if content.plain_content:
-            continue
-        try:
-            held = _render_context(list(content.prompt_context))
-        except Exception:
-            continue
-        if need - Counter(held):
-            continue
-        if first:
-            first = False
-            continue
-        keep = list(content.prompt_context)
-        for text in shown:
-            k = held.index(text)
-            del held[k], keep[k]
-        out[i] = keep
-    return out
+def _results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -> str:
+    marker = getattr(results, "marker", "")
+    return "\n".join(p for p in (marker, tool_results_block(list(results))) if p)
 
 
 @dataclass(slots=True)
-class _Entry:
-    """One instruction's tool_results entry: the results it renders (with their records) and
-    every source record (deduplicated ones included)."""
+class _Bound:
+    """The profile's ``bound`` (step 1, and the tool_results entries), and what it decided."""
 
-    results: list[tuple[dict[str, Any], ActionResponse]]
-    sources: list[ActionResponse]
+    branch: Any
+    budgets: SectionBudgets
+    meter: _Meter
+    exclusions: tuple[LeftOut, ...] = ()
+    truncated: tuple[LeftOut, ...] = ()
+    results_kept: tuple[str, ...] = ()
+    results_left: tuple[LeftOut, ...] = ()
+
+    def __call__(self, projected: Projection, request: SeedRequest) -> Projection:
+        projected.raise_first()  # the whole view is valid before any bound runs
+        branch = self.branch
+        ids = select_ids(branch, request.progression)
+        self.exclusions = view_exclusions(branch, request.progression).left_out
+        split = split_turns(ids, branch.msgs.messages)
+        groups = _groups(projected)
+        if len(groups) != len(split.turns):  # pragma: no cover - one partition, two walks
+            raise AssertionError("history turns disagree with the projection")
+        start = 0
+        if self.budgets.history is not None:
+            sizes = [
+                sum(self.meter.text(a.content.assistant_response) for a in t.assistants)
+                + (self.meter.instruction(t.instruction) if t.instruction is not None else 0)
+                for t in split.turns
+            ]
+            start = keep_newest(sizes, self.budgets.history)
+        self.truncated = tuple(
+            LeftOut(str(r.id), "truncated", self.meter.record(r))
+            for t in split.turns[:start]
+            for r in t.records
+        )
+        kept = [turn for group in groups[start:] for turn in group]
+        targets = [t for t in kept if isinstance(t, InstructionTurn)]
+        entries = [
+            _dedup(t.message, t.results, t.sources) for t in targets
+        ] + [_dedup(request.instruction, projected.pending, projected.pending_sources)]
+        rendered = self._bound_results(entries)
+        out_turns: list[Any] = []
+        n = 0
+        for turn in kept:
+            if isinstance(turn, InstructionTurn):
+                results, sources = rendered[n]
+                out_turns.append(
+                    InstructionTurn(turn.message, turn.position, results, sources, turn.context)
+                )
+                n += 1
+            else:
+                out_turns.append(turn)
+        pending, pending_sources = rendered[n]
+        return Projection(out_turns, pending, list(projected.defects), pending_sources)
+
+    def _bound_results(
+        self, entries: list[tuple[list[tuple[dict[str, Any], ActionResponse]], list[Any]]]
+    ) -> list[tuple[_Entry, list[ActionResponse]]]:
+        items = [(i, r, s) for i, (rendered, _) in enumerate(entries) for r, s in rendered]
+        start = 0
+        sizes: list[int] = []
+        if self.budgets.tool_results is not None:
+            sizes = [self.meter.text(result_entry(r)) for _, r, _ in items]
+            start = keep_newest(sizes, self.budgets.tool_results)
+        left = tuple(
+            LeftOut(str(s.id), "truncated", sizes[k]) for k, (_, _, s) in enumerate(items[:start])
+        )
+        gone = {id(s) for _, _, s in items[:start]}
+        out: list[tuple[_Entry, list[ActionResponse]]] = []
+        for i, (rendered, _all) in enumerate(entries):
+            entry = _Entry(r for r, s in rendered if id(s) not in gone)
+            if start and i == items[0][0]:
+                entry.marker = marker_lines("tool_results", left)
+            out.append((entry, [s for r, s in rendered if id(s) not in gone]))
+        self.results_left = left
+        self.results_kept = tuple(
+            str(s.id) for _, sources in entries for s in sources if id(s) not in gone
+        )
+        return out
 
 
-def _entry(message: Instruction, sources: Sequence[ActionResponse]) -> _Entry:
+def _groups(projection: Projection) -> list[list[Any]]:
+    """The projection's turns as whole turns: an instruction turn with the assistant run that
+    answers it; an assistant run before any instruction on its own."""
+    groups: list[list[Any]] = []
+    for turn in projection.turns:
+        if isinstance(turn, InstructionTurn) or not groups:
+            groups.append([turn])
+        else:
+            assert isinstance(turn, AssistantTurn)
+            groups[-1].append(turn)
+    return groups
+
+
+def _dedup(
+    message: Instruction, results: Sequence[dict[str, Any]], sources: Sequence[ActionResponse]
+) -> tuple[list[tuple[dict[str, Any], ActionResponse]], list[ActionResponse]]:
+    """The results an entry renders (skipping one equal to an earlier one in the entry or to an
+    item of the instruction's durable prompt context), and all its source records."""
     context = list(message.content.prompt_context)
-    results: list[tuple[dict[str, Any], ActionResponse]] = []
-    for source in sources:
-        result = action_result(source)
-        if result in context or any(result == r for r, _ in results):
+    rendered: list[tuple[dict[str, Any], ActionResponse]] = []
+    for result, source in zip(results, sources, strict=True):
+        if result in context or any(result == r for r, _ in rendered):
             continue
-        results.append((result, source))
-    return _Entry(results, list(sources))
+        rendered.append((result, source))
+    return rendered, list(sources)
 
 
 def _admit_blocks(
@@ -379,73 +378,6 @@ def _admit_blocks(
         else:
             left.append(LeftOut(block.provider_name, "section_budget", size))
     return kept, tuple(left)
-
-
-def _bound_results(
-    entries: list[_Entry], budget: int | None, meter: _Meter
-) -> tuple[list[LeftOut], list[list[dict[str, Any]]], int | None]:
-    """The results each entry keeps, the truncated ones, and the entry holding the marker."""
-    items = [(i, r, s) for i, e in enumerate(entries) for r, s in e.results]
-    start = 0
-    sizes: list[int] = []
-    if budget is not None:
-        sizes = [meter.text(result_entry(r)) for _, r, _ in items]
-        start = keep_newest(sizes, budget)
-    left = [LeftOut(str(s.id), "truncated", sizes[k]) for k, (_, _, s) in enumerate(items[:start])]
-    kept: list[list[dict[str, Any]]] = [[] for _ in entries]
-    for i, r, _ in items[start:]:
-        kept[i].append(r)
-    return left, kept, (items[0][0] if start else None)
-
-
-def _render(
-    message: Instruction,
-    context: list[Any] | None,
-    prefix: tuple[str, str] | None,
-    section: str,
-    request: TurnRequest,
-    is_current: bool,
-) -> Any:
-    """One instruction through the default profile's renderer; ``prefix`` when it is the fold
-    target; ``context`` replaces its prompt context (the ReAct step); results never fold in."""
-    source = message.content
-    if context is not None:
-        source = InstructionContent(
-            instruction=source.instruction,
-            guidance=source.guidance,
-            prompt_context=context,
-            plain_content=source.plain_content,
-            images=list(source.images),
-            image_detail=source.image_detail,
-        )
-    fold = fold_text(*prefix, source.guidance) if prefix is not None else ""
-    where = ("current instruction" if is_current else "instruction") + f" id {message.id}"
-    try:
-        if not is_current and not fold and context is None:
-            return _default._own(_cache.render_durable(message))
-        return _default._own(
-            render_instruction(
-                source,
-                fold=fold,
-                section=section if fold else "",
-                tool_schemas=request.tool_schemas if is_current else (),
-                response_format=request.response_format if is_current else None,
-                structure=request.structure if is_current else None,
-            )
-        )
-    except ValueError as exc:  # a refused image: say which record holds it
-        raise ValueError(f"{exc} ({where})") from exc
-
-
-def _with_results(content: Any, results: list[dict[str, Any]], left: Sequence[LeftOut]) -> Any:
-    block = "\n".join(p for p in (marker_lines("tool_results", left), tool_results_block(results))
-                      if p)
-    return append_part(content, block)
-
-
-def _add(out: list[CompiledMessage], role: MessageRole, content: Any) -> None:
-    if content:
-        out.append(CompiledMessage(role=role, content=content))
 
 
 def _refused(
