@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from lionagi import Branch
 
 from lionagi_turns import (
     ContextBlock,
@@ -19,7 +20,7 @@ from lionagi_turns.cli._compile import compile_report
 from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION
 from lionagi_turns.cli._load import load_branch
 
-from .conftest import EXAMPLES
+from .conftest import EXAMPLES, save
 
 
 def _in_process(path: Path, instruction: str, blocks: tuple[ContextBlock, ...]) -> list[dict]:
@@ -78,7 +79,11 @@ def test_section_sizes_partition_the_messages(run_cli, conversation: Path) -> No
     assert sections["system"]["characters"] == len("You are terse.\nAnswer in English.")
     assert sections["guidance"]["characters"] == len("Show your work.")
     assert sections["context_blocks"]["count"] == 1
-    assert out["fold"] == {"message_index": 0, "sections": ["system", "context", "guidance"]}
+    assert out["fold"] == {
+        "message_index": 0,
+        "sections": ["system", "context", "guidance"],
+        "encoding": "emitter",
+    }
     assert out["tokenizer"] == {"encoding": "o200k_base", "package": "bpe-openai"}
     assert sections["system"]["tokens"] == count_tokens("You are terse.\nAnswer in English.")
     assert sections["guidance"]["tokens"] == count_tokens("Show your work.")
@@ -131,3 +136,25 @@ def test_rejected_history_exits_1_with_one_line(run_cli) -> None:
     assert len(run.stderr.splitlines()) == 1
     assert str(path) in run.stderr and "lionagi-turns check" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_fold_comes_from_the_compilers_plan(run_cli, tmp_path: Path) -> None:
+    """A system holding a carriage return cannot sit in a YAML block with the context section:
+    the compiler's plan folds it verbatim first (encoding ``fold-first``); the report and the
+    view read that plan."""
+    branch = Branch(system="line\rnext")
+    branch.msgs.add_message(instruction="hi")
+    branch.msgs.add_message(assistant_response="hello")
+    path = save(branch, tmp_path / "cr.json")
+    out = run_cli("compile", str(path), "-c", "kb=fact", "--format", "json").json()
+    assert out["fold"] == {
+        "message_index": 0,
+        "sections": ["system", "context"],
+        "encoding": "fold-first",
+    }
+    text = run_cli("compile", str(path), "-c", "kb=fact")
+    assert text.code == 0, text.stderr
+    lines = text.stdout.splitlines()
+    system = [line for line in lines if line.startswith("│ system ")]
+    assert len(system) == 1 and "line\\x0dnext" in system[0]
+    assert len([line for line in lines if line.startswith("│ context ")]) == 3

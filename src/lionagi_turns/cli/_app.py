@@ -142,7 +142,7 @@ def compile_command(
         return
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
     try:
-        report, fold = compiled_turn(loaded, instruction, blocks)
+        report, trace = compiled_turn(loaded, instruction, blocks)
     except (ValueError, TypeError) as exc:
         compile_error(loaded, exc)
     except RecursionError:
@@ -150,7 +150,7 @@ def compile_command(
     if format is Format.json:
         print_json(report)
         return
-    render_compile(console(), loaded, report, fold)
+    render_compile(console(), loaded, report, trace)
 
 
 def _amended(

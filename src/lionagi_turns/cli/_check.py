@@ -27,11 +27,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .._compiler import compile_chat_request
+from .._compiler import Trace, compile_traced
 from .._durable import _IMAGE_DETAILS
 from .._errors import with_notes
 from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
-from .._providers import to_provider_messages
 from ._amendment1 import exclusions_rows, render_exclusions
 from ._inputs import next_request
 from ._load import LoadedBranch, one_line
@@ -65,50 +64,54 @@ def _image_detail_defects(projection: Projection) -> list[dict[str, Any]]:
     return out
 
 
-def _assistant_warnings(projection: Projection) -> list[dict[str, Any]]:
+def _empty_assistant(turn: AssistantTurn) -> dict[str, Any]:
+    ids = [str(m.id) for m in turn.messages]
+    at = ", ".join(str(p) for p in turn.positions)
+    return _entry(
+        "empty_assistant",
+        f"assistant response at position {at} (id {', '.join(ids)}) is empty and is left out: "
+        "the user messages before and after it are sent adjacent",
+        list(turn.positions),
+        ids,
+    )
+
+
+def _empty_instruction(turn: InstructionTurn, sent: str) -> dict[str, Any]:
+    uid = str(turn.message.id)
+    return _entry(
+        "empty_instruction",
+        f"instruction at position {turn.position} (id {uid}) renders whitespace-only and is "
+        f"sent as the user message {sent!r}",
+        [turn.position],
+        [uid],
+    )
+
+
+def _projected_warnings(projection: Projection) -> list[dict[str, Any]]:
+    """Warnings the projection alone shows (used when the next turn does not compile)."""
+    return [
+        _empty_assistant(turn)
+        for turn in projection.turns
+        if isinstance(turn, AssistantTurn)
+        and not any(m.content.assistant_response for m in turn.messages)
+    ]
+
+
+def _rendered_warnings(trace: Trace) -> list[dict[str, Any]]:
+    """Warnings read from what the compile rendered: an omitted assistant turn, a history
+    instruction rendered whitespace-only or as ``{}``."""
     out = []
-    for turn in projection.turns:
-        if isinstance(turn, AssistantTurn) and not any(
-            m.content.assistant_response for m in turn.messages
+    for part in trace.rendered:
+        if part.source != "history":
+            continue
+        if isinstance(part.turn, AssistantTurn) and part.message_index is None:
+            out.append(_empty_assistant(part.turn))
+        elif (
+            isinstance(part.turn, InstructionTurn)
+            and isinstance(part.content, str)
+            and part.content.strip() in ("", "{}")
         ):
-            ids = [str(m.id) for m in turn.messages]
-            at = ", ".join(str(p) for p in turn.positions)
-            out.append(
-                _entry(
-                    "empty_assistant",
-                    f"assistant response at position {at} (id {', '.join(ids)}) is empty and is "
-                    "left out: the user messages before and after it are sent adjacent",
-                    list(turn.positions),
-                    ids,
-                )
-            )
-    return out
-
-
-def _instruction_warnings(
-    projection: Projection, messages: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
-    """Retained instructions sent as whitespace or ``{}``: the compiled user messages before the
-    current one, paired in order with the retained instructions."""
-    turns = [t for t in projection.turns if isinstance(t, InstructionTurn)]
-    users = [m for m in messages[:-1] if m["role"] == "user"]
-    if len(users) != len(turns):  # pragma: no cover - each retained instruction is one message
-        return []
-    out = []
-    for turn, message in zip(turns, users, strict=True):
-        content = message["content"]
-        text = content if isinstance(content, str) else ""
-        if isinstance(content, str) and text.strip() in ("", "{}"):
-            uid = str(turn.message.id)
-            out.append(
-                _entry(
-                    "empty_instruction",
-                    f"instruction at position {turn.position} (id {uid}) renders whitespace-only "
-                    f"and is sent as the user message {text!r}",
-                    [turn.position],
-                    [uid],
-                )
-            )
+            out.append(_empty_instruction(part.turn, part.content))
     return out
 
 
@@ -120,10 +123,10 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
     defects = [d.to_dict() for d in projection.defects]
     named = {i for d in defects for i in d["ids"]}
     defects += [d for d in _image_detail_defects(projection) if not named & set(d["ids"])]
-    warnings = _assistant_warnings(projection)
+    warnings = _projected_warnings(projection)
     if not defects:
         try:
-            compiled = compile_chat_request(branch, next_request(branch, None))
+            trace = compile_traced(branch, next_request(branch, None))
         except (ValueError, TypeError) as exc:
             defects.append(
                 _entry(
@@ -131,8 +134,7 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
                 )
             )
         else:
-            warnings = _instruction_warnings(projection, to_provider_messages(compiled)) + warnings
-    warnings.sort(key=lambda w: w["positions"])
+            warnings = _rendered_warnings(trace)
     records = []
     msgs: Any = branch.msgs
     pile: dict[UUID, Any] = msgs.messages.collections

@@ -7,7 +7,8 @@ The report: ``messages`` is exactly ``to_provider_messages(compile_chat_request(
 request))``; ``sections`` gives characters (text only; images are counted, not measured) and
 tokens per section, counted offline with ``o200k_base`` (``lionagi_turns._measure``;
 ``tokenizer`` names the encoding). The system, context-block and guidance sections are parts of
-the fold and are also counted inside the message that carries it (``fold.message_index``);
+the fold and are also counted inside the message that carries it (``fold.message_index``;
+``fold.encoding`` is the compiler's ``FoldPlan.encoding``);
 history and current turn partition the messages.
 """
 
@@ -15,8 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from rich.console import Console
 from rich.panel import Panel
@@ -26,7 +26,6 @@ from rich.text import Text
 
 from .._compiler import Trace, compile_traced
 from .._contracts import ContextBlock
-from .._envelope import BEGIN_MARKER, END_MARKER
 from .._errors import with_notes
 from .._history import (
     HistoryError,
@@ -39,10 +38,7 @@ from ._inputs import EXIT_REJECTED, die, next_request
 from ._load import LoadedBranch, one_line
 from ._views import bounded_rows, inert, inert_text
 
-if TYPE_CHECKING:
-    pass
-
-__all__ = ("TOKENIZER", "FoldParts", "compile_error", "compile_report", "render_compile")
+__all__ = ("TOKENIZER", "compile_error", "compile_report", "compiled_turn", "render_compile")
 
 TOKENIZER = {"encoding": ENCODING, "package": "bpe-openai"}
 
@@ -73,27 +69,14 @@ def _size(texts: Sequence[str], images: int | None = None) -> dict[str, Any]:
     return size
 
 
-@dataclass(frozen=True, slots=True)
-class FoldParts:
-    """The fold's sections, in order, and the index of the message that carries them."""
-
-    system: str
-    context: str
-    guidance: str
-    message_index: int | None
-
-    def sections(self) -> list[tuple[str, str]]:
-        """Non-empty (label, text) parts, in fold order; empty when nothing is folded."""
-        if not (self.system or self.context):
-            return []
-        parts = (("system", self.system), ("context", self.context), ("guidance", self.guidance))
-        return [(label, text) for label, text in parts if text]
-
-
-def _fold_parts(trace: Trace) -> FoldParts:
-    """The fold as the compile that produced the messages planned it."""
-    parts = trace.parts
-    return FoldParts(parts.system, parts.context, parts.guidance, trace.fold_message_index)
+def _fold_report(trace: Trace) -> dict[str, Any]:
+    """Where the compile put the fold: the message, the parts it folded, the encoding."""
+    plan = trace.fold
+    return {
+        "message_index": trace.fold_message_index,
+        "sections": [label for label, _ in plan.parts.sections()] if plan else [],
+        "encoding": plan.encoding if plan else None,
+    }
 
 
 def compile_report(
@@ -110,13 +93,14 @@ def compile_report(
 
 def compiled_turn(
     loaded: LoadedBranch, instruction: str | None, blocks: tuple[ContextBlock, ...]
-) -> tuple[dict[str, Any], FoldParts]:
-    """``compile_report`` and the fold parts the text view marks."""
+) -> tuple[dict[str, Any], Trace]:
+    """``compile_report`` and the traced compile it reports (the fold plan the text view
+    marks comes from it, never from a second walk)."""
     branch = loaded.branch
     request = next_request(branch, instruction, blocks)
     trace = compile_traced(branch, request)
     messages = to_provider_messages(trace.compiled)
-    fold = _fold_parts(trace)
+    parts = trace.parts
     history = [text_of(m["content"]) for m in messages[:-1]]
     current = [text_of(m["content"]) for m in messages[-1:]]
     everything = history + current
@@ -127,11 +111,11 @@ def compiled_turn(
         "instruction": request.instruction.content.instruction,
         "instruction_is_placeholder": instruction is None,
         "messages": messages,
-        "fold": {"message_index": fold.message_index, "sections": [s for s, _ in fold.sections()]},
+        "fold": _fold_report(trace),
         "sections": {
-            "system": _size([fold.system]),
-            "context_blocks": {"count": len(blocks), **_size([fold.context])},
-            "guidance": _size([fold.guidance]),
+            "system": _size([parts.system]),
+            "context_blocks": {"count": len(blocks), **_size([parts.context])},
+            "guidance": _size([parts.guidance]),
             "history": {
                 "messages": len(history),
                 **_size([t for t, _ in history], sum(n for _, n in history)),
@@ -144,7 +128,7 @@ def compiled_turn(
         },
         "tokenizer": dict(TOKENIZER),
     }
-    return report, fold
+    return report, trace
 
 
 def compile_error(loaded: LoadedBranch, exc: Exception) -> NoReturn:
@@ -194,13 +178,6 @@ def _fold_labels(lines: list[str], parts: list[tuple[str, str]]) -> dict[int, st
     return None
 
 
-def _envelope_labels(lines: list[str]) -> dict[int, str]:
-    for i in range(len(lines) - 2):
-        if lines[i].strip() == BEGIN_MARKER and lines[i + 2].strip() == END_MARKER:
-            return {i: "context", i + 1: "context", i + 2: "context"}
-    return {}
-
-
 def _message_body(content: Any, labels_for: Callable[[list[str]], dict[int, str]]) -> Table:
     """One row per shown line (see ``_views.bounded_rows``): the section label when the line
     belongs to the fold, and the line, inert; long lines wrap inside their column."""
@@ -242,16 +219,16 @@ def _size_note(size: dict[str, Any]) -> str:
 
 
 def render_compile(
-    console: Console, loaded: LoadedBranch, report: dict[str, Any], fold: FoldParts
+    console: Console, loaded: LoadedBranch, report: dict[str, Any], trace: Trace
 ) -> None:
     """The text view of ``report``: a panel per message with the fold's sections and the
     context envelope marked, then the sections table."""
     branch = loaded.branch
     messages: list[dict[str, Any]] = report["messages"]
     request_blocks = report["sections"]["context_blocks"]["count"]
-    fold_index = fold.message_index
+    fold_index = trace.fold_message_index
     system = branch.msgs.system
-    parts = fold.sections()
+    parts = trace.fold.parts.sections() if trace.fold is not None else []
 
     header = Text()
     header.append("lionagi-turns compile ", style="bold")
@@ -285,11 +262,9 @@ def render_compile(
         size = {"characters": len(text), "tokens": count_tokens(text), "images": images}
 
         def labels_for(lines: list[str], i: int = i) -> dict[int, str]:
-            if i == fold_index and parts:
-                found = _fold_labels(lines, parts)
-                if found is not None:
-                    return found
-            return _envelope_labels(lines) if i == fold_index else {}
+            if i != fold_index or not parts:
+                return {}
+            return _fold_labels(lines, parts) or {}
 
         title = Text.assemble((f"[{i}] {inert(role)}", "bold"), f"  {' · '.join(tags)}")
         border = "yellow" if i == last else ("blue" if role == "user" else "green")
@@ -311,7 +286,9 @@ def render_compile(
     table.add_column("notes")
     sections = report["sections"]
     notes = {
-        "system": "folded into the first instruction" if fold.system else "no system message",
+        "system": (
+            "folded into the first instruction" if trace.parts.system else "no system message"
+        ),
         "context_blocks": (
             f"{request_blocks} block(s), D3 JSON envelope"
             if request_blocks
