@@ -84,7 +84,9 @@ class SentRecord:
     of its durable rendering, which the text extends; ``stable``/``conversation``: digests of the
     request's segments; ``blocks``: the conversation's blocks, on the instruction that started
     it only; ``messages``/``prefix``: the request's message count and their digest;
-    ``changes``: what this request changed. Plain JSON, so it survives ``Branch.to_dict()`` /
+    ``changes``: what this request changed; ``stable_blocks``: the stable segment's text, on
+    the conversation's first instruction and on each one that changed it (so a saved branch,
+    which holds no tool functions, still shows its stable segment). Plain JSON, so it survives ``Branch.to_dict()`` /
     ``from_dict()`` and plain lionagi, which never reads it.
     """
 
@@ -96,6 +98,7 @@ class SentRecord:
     messages: int
     prefix: str
     changes: SegmentChanges
+    stable_blocks: tuple[str, ...] | None = None
 
     def to_metadata(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -114,6 +117,8 @@ class SentRecord:
         }
         if self.blocks is not None:
             out["blocks"] = [[b.provider_name, b.content] for b in self.blocks]
+        if self.stable_blocks is not None:
+            out["stable_blocks"] = list(self.stable_blocks)
         return out
 
     @classmethod
@@ -123,6 +128,7 @@ class SentRecord:
             return None
         try:
             blocks = data.get("blocks")
+            stable_blocks = data.get("stable_blocks")
             changes = data["changes"]
             return cls(
                 text=data["text"],
@@ -138,6 +144,9 @@ class SentRecord:
                 prefix=str(data["prefix"]),
                 changes=SegmentChanges(
                     bool(changes["stable"]), bool(changes["conversation"]), bool(changes["rewrite"])
+                ),
+                stable_blocks=(
+                    None if stable_blocks is None else tuple(str(b) for b in stable_blocks)
                 ),
             )
         except (KeyError, TypeError, ValueError):
@@ -208,21 +217,24 @@ class _Rendered:
 
 
 def compile_cached(
-    branch: Branch, request: TurnRequest, tool_schemas: Sequence[Any]
+    branch: Branch, request: TurnRequest, tool_schemas: Sequence[Any] | None
 ) -> CachedCompile:
     """Compile ``request`` under the prompt-cache profile (module rules). ``tool_schemas`` is
-    the conversation's tool set (``branch.acts.schema_list``). Raises what
-    ``compile_chat_request`` raises, before producing any output."""
+    the conversation's tool set (``branch.acts.schema_list``); None takes the stable segment
+    as last recorded (a saved branch holds no tool functions; the system text alone when
+    nothing was recorded). Raises what ``compile_chat_request`` raises, before producing any
+    output."""
     _check_request(request)
     projection = project_history(branch, select_ids(branch, request.progression))
     projection.raise_first()
 
     system = branch.msgs.system
-    stable = tuple(
-        s for s in ((system.rendered if system is not None else ""), tool_section(tool_schemas))
-        if s
-    )
-    registered = frozenset(n for s in tool_schemas if (n := _tool_name(s)))
+    system_text = system.rendered if system is not None else ""
+    schemas = list(tool_schemas or ())
+    stable = tuple(s for s in (system_text, tool_section(schemas)) if s)
+    if tool_schemas is None:
+        stable = _recorded_stable(projection.turns) or tuple(s for s in (system_text,) if s)
+    registered = frozenset(n for s in schemas if (n := _tool_name(s)))
 
     rendered = _Rendered()
     last: SentRecord | None = None
@@ -290,7 +302,9 @@ def compile_cached(
         )
         if kept and last.messages:
             previous_end = last.messages - 1
+    stable_changed = last is None or changes.stable
     record = SentRecord(
+        stable_blocks=stable if stable_changed else None,
         text=_own(current),
         basis=_digest(durable_current),
         stable=stable_digest,
@@ -308,3 +322,13 @@ def compile_cached(
     return CachedCompile(
         compiled, CacheLayout(stable, conversation, previous_end, changes), record
     )
+
+
+def _recorded_stable(turns: Sequence[Any]) -> tuple[str, ...] | None:
+    """The stable segment as the latest record carrying it has it."""
+    for turn in reversed(turns):
+        if isinstance(turn, InstructionTurn):
+            record = read_record(turn.message)
+            if record is not None and record.stable_blocks is not None:
+                return record.stable_blocks
+    return None

@@ -6,6 +6,11 @@ returns the compiled request (its instruction carrying the durable ``SentRecord`
 ``system_blocks`` value for lionagi's Anthropic adapter: a ``SegmentedBlocks`` list, which the
 Anthropic projection (``_anthropic``) marks by segment and lionagi's own adapter reads as its
 ordered stable blocks.
+
+``prompt_cache_view(branch, request)`` is the same compile shown for a person (the CLI's
+``compile --prompt-cache``): the three segments, the payload's ``system`` and ``messages`` with
+the marks the Anthropic projection places, one line per mark naming its segment and lifetime,
+and what changed against the previous recorded request.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._cache_layout import compile_cached
 from .._contracts import CompiledChatRequest, TurnRequest
-from ._anthropic import SegmentedBlocks
+from .._providers import to_provider_messages
+from ._anthropic import SegmentedBlocks, place_segment_marks
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("compile_for_prompt_cache",)
+__all__ = ("compile_for_prompt_cache", "prompt_cache_view")
 
 
 def compile_for_prompt_cache(
@@ -34,3 +40,50 @@ def compile_for_prompt_cache(
         list(layout.stable), list(layout.conversation), layout.previous_end
     )
     return result.compiled, blocks
+
+
+def prompt_cache_view(
+    branch: Branch, request: TurnRequest, tool_schemas: list[Any] | None = None
+) -> dict[str, Any]:
+    """The prompt-cache compile of ``request`` as plain data (module contract).
+
+    ``tool_schemas`` None takes the stable segment as last recorded on the branch (a saved
+    branch holds no tool functions). Raises what the compiler raises.
+    """
+    result = compile_cached(branch, request, tool_schemas)
+    layout = result.layout
+    payload: dict[str, Any] = {
+        "system": [{"type": "text", "text": t} for t in layout.system_blocks],
+        "messages": to_provider_messages(result.compiled),
+    }
+    place_segment_marks(payload, len(layout.stable), layout.previous_end)
+    marks = []
+    for i, block in enumerate(payload["system"]):
+        if "cache_control" in block:
+            segment = "stable" if i < len(layout.stable) else "conversation"
+            marks.append({"at": f"system[{i}]", "segment": segment,
+                          "ttl": block["cache_control"].get("ttl", "5m")})
+    last = len(payload["messages"]) - 1
+    for i, message in enumerate(payload["messages"]):
+        content = message["content"]
+        for j, block in enumerate(content if isinstance(content, list) else ()):
+            if isinstance(block, dict) and "cache_control" in block:
+                marks.append({"at": f"messages[{i}].content[{j}]",
+                              "segment": "turn" if i == last else "turn (lookback)",
+                              "ttl": block["cache_control"].get("ttl", "5m")})
+    changes = layout.changes
+    return {
+        "segments": {
+            "stable": {"blocks": len(layout.stable),
+                       "chars": sum(len(t) for t in layout.stable)},
+            "conversation": {"blocks": len(layout.conversation),
+                             "chars": sum(len(t) for t in layout.conversation)},
+            "turn": {"messages": len(payload["messages"]),
+                     "previous_request_end": layout.previous_end},
+        },
+        "marks": marks,
+        "changes": {"stable": changes.stable, "conversation": changes.conversation,
+                    "history_rewrite": changes.rewrite},
+        "system": payload["system"],
+        "messages": payload["messages"],
+    }
