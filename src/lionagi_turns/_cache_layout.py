@@ -86,8 +86,8 @@ class SentRecord:
     it only; ``messages``/``prefix``: the request's message count and their digest;
     ``changes``: what this request changed; ``stable_blocks``: the stable segment's text, on
     the conversation's first instruction and on each one that changed it (so a saved branch,
-    which holds no tool functions, still shows its stable segment). Plain JSON, so it survives ``Branch.to_dict()`` /
-    ``from_dict()`` and plain lionagi, which never reads it.
+    which holds no tool functions, still shows its stable segment). Plain JSON, so it survives
+    ``Branch.to_dict()`` / ``from_dict()`` and plain lionagi, which never reads it.
     """
 
     text: str | list[dict[str, Any]]
