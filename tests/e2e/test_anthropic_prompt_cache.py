@@ -367,3 +367,85 @@ def test_account_counts_a_stable_change_and_a_history_rewrite(uninstalled: None)
     assert account.segment_changes == 1 and account.history_rewrites == 1
     assert [p.ok for p in prefix_pairs(bodies)] == [True, False, False]
     assert account.calls[1].cache_read and account.calls[1].cache_write_1h == 0
+
+
+# ---------------------------------------------------- characterization matrix, cache mode
+
+
+class Recorded:
+    """Records what each provider pass returned, per request, as (provider name, text)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from lionagi.protocols.context_providers import ContextProviderRegistry
+
+        self.calls: list[list[tuple[str, str]]] = []
+        original = ContextProviderRegistry.gather
+
+        async def gather(registry: Any, branch: Any, instruction: Any) -> Any:
+            report = await original(registry, branch, instruction)
+            self.calls.append([(f["provider_name"], b)
+                               for f, b in zip(report.fired, report.blocks, strict=True)])
+            return report
+
+        monkeypatch.setattr(ContextProviderRegistry, "gather", gather)
+
+
+PROVIDERS = {
+    "none": (),
+    "first_turn": (("catalog", FirstTurnOnly),),
+    "every_turn": (("news", EveryTurn),),
+    "both": (("catalog", FirstTurnOnly), ("news", EveryTurn)),
+}
+SURFACES = {"communicate": 3, "operate_actions": 4, "ReAct": 3}
+EXPECTED_ENTRIES = {
+    "none": set(),
+    "first_turn": {"cache-segment-marks", "cache-conversation-segment"},
+    "every_turn": {"cache-segment-marks", "cache-conversation-segment"},
+    "both": {"cache-segment-marks", "cache-conversation-segment"},
+}
+
+
+def matrix_drive(surface: str, providers: str) -> Callable[[AnthropicServer], Awaitable[Any]]:
+    async def drive(server: AnthropicServer) -> None:
+        branch = Branch(system=SYSTEM, chat_model=anthropic(server), tools=TOOLS)
+        for name, cls in PROVIDERS[providers]:
+            branch.providers.register(cls(), name=name)
+        if surface == "communicate":
+            for i in range(SURFACES[surface]):
+                await branch.communicate(f"question {i}", guidance="Answer in one line.")
+        elif surface == "operate_actions":
+            server.script(*(step(i, c) for i, c in enumerate(CALLS)), step(3, None))
+            for i in range(SURFACES[surface]):
+                await branch.operate(instruction=f"round {i}", response_format=Step,
+                                     actions=True)
+        else:
+            react_script(server)
+            await branch.ReAct({"instruction": "How many A1?"}, response_format=Summary,
+                               extension_allowed=True, max_extensions=2)
+
+    return drive
+
+
+@pytest.mark.parametrize("providers", list(PROVIDERS))
+@pytest.mark.parametrize("surface", list(SURFACES))
+def test_cache_mode_matrix_every_difference_is_a_registered_one(
+    uninstalled: None, monkeypatch: pytest.MonkeyPatch, surface: str, providers: str
+) -> None:
+    from lionagi_turns.characterize import CACHE_REGISTRY, compare_cache_bodies
+
+    drive = matrix_drive(surface, providers)
+    legacy_calls = Recorded(monkeypatch)
+    off = bodies_of(False, drive)
+    gathered_off = list(legacy_calls.calls)
+    legacy_calls.calls.clear()
+    on = bodies_of(True, drive)
+    assert legacy_calls.calls == gathered_off  # the providers saw the same conversation
+    comparison = compare_cache_bodies(off, on, gathered_off)
+    assert comparison.ok, comparison.unexplained
+    used = set().union(*map(set, comparison.entries))
+    assert used == EXPECTED_ENTRIES[providers]
+    assert {e.id for e in CACHE_REGISTRY} >= used
+    assert all(p.ok for p in prefix_pairs(on))  # and the compiled side keeps every prefix
+    tampered = json.loads(json.dumps(on))
+    tampered[-1]["messages"][0]["content"] = json.dumps(tampered[-1]["messages"][0]) + "x"
+    assert not compare_cache_bodies(off, tampered, gathered_off).ok

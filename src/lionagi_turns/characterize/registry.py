@@ -8,6 +8,11 @@ them; see its docstring for how an entry explains a difference.
 Design §4 item 9 (the recorded instruction holds no call options; the caller's instruction is
 never mutated) changes neither the provider messages nor an error, so it has no entry here; it
 is tested on ``CompiledChatRequest.instruction``.
+
+``CACHE_REGISTRY`` (defined in ``_cache_compare``) holds the prompt-cache profile's intended
+differences from lionagi 0.36's own ADR-0127 path (marks, the conversation segment); the
+ADR-0007 entries above that still apply in that mode (the context envelope, separators, the
+named errors) are unchanged.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from dataclasses import dataclass, field
 
 from . import _outcomes as outcomes
 from . import _payload as payload
+from ._cache_compare import CACHE_REGISTRY
 from ._facts import _Facts, _State, _Step
 
-__all__ = ("REGISTRY", "IntendedDifference", "registry_entry")
+__all__ = ("CACHE_REGISTRY", "REGISTRY", "IntendedDifference", "registry_entry")
 
 _Explain = Callable[[_Facts, _State], _Step | None]
 
