@@ -11,6 +11,9 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
 - ``compile ... --profile amendment1 [--budget SECTION=N]...``: the next turn under ADR-0007
   Amendment 1 with each section's authority, posture, budget, kept and left-out (``_amendment1``);
   1 also when a system or instruction section refuses over its budget.
+- ``compile ... --profile prompt-cache``: the next turn under the prompt-cache profile (ADR-0127)
+  with the segments (stable, conversation, turn), where the marks go and what changed against
+  the previous recorded request (``_prompt_cache``).
 - ``diff PATH [--instruction TEXT] [--context NAME=TEXT]...``: lionagi 0.36's own payload next
   to the compiled one, a unified diff per message, each labelled with its intended-difference
   registry entry. 0 every difference is registered, 1 any is not.
@@ -53,6 +56,7 @@ from ._inputs import (
     turn_inputs,
 )
 from ._load import DEFAULT_MAX_BYTES, one_line
+from ._prompt_cache import prompt_cache_report, render_prompt_cache
 from ._views import console, inert, print_json
 
 __all__ = ("app", "main")
@@ -106,11 +110,16 @@ PathArg = Annotated[str, typer.Argument(help="A saved branch: the JSON of Branch
 class Profile(StrEnum):
     default = "default"
     amendment1 = "amendment1"
+    prompt_cache = "prompt-cache"
 
 
 ProfileOpt = Annotated[
     Profile,
-    typer.Option("--profile", help="Compile profile: the seed ADR (default) or Amendment 1."),
+    typer.Option(
+        "--profile",
+        help="Compile profile: the seed ADR (default), Amendment 1, or the prompt-cache "
+        "layout of an endpoint that places the prompt cache (ADR-0127).",
+    ),
 ]
 BudgetOpt = Annotated[
     list[str] | None,
@@ -141,6 +150,16 @@ def compile_command(
         _amended(path, instruction, context, format, max_bytes, profile, budget or [])
         return
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    if profile is Profile.prompt_cache:
+        try:
+            cached = prompt_cache_report(loaded, instruction, blocks)
+        except (ValueError, TypeError) as exc:
+            compile_error(loaded, exc)
+        if format is Format.json:
+            print_json(cached)
+        else:
+            render_prompt_cache(console(), cached)
+        return
     try:
         report, trace = compiled_turn(loaded, instruction, blocks)
     except (ValueError, TypeError) as exc:
