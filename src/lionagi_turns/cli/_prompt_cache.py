@@ -1,4 +1,4 @@
-"""``lionagi-turns compile --profile prompt-cache``: the next request under the prompt-cache profile.
+"""``lionagi-turns compile --profile prompt-cache``: the next request, prompt-cache profile.
 
 ``prompt_cache_report`` is pure: the compile report's identification fields plus
 ``integration._cache.prompt_cache_view`` of the next turn (``profile: "prompt-cache"``;
@@ -29,8 +29,8 @@ __all__ = ("prompt_cache_report", "render_prompt_cache")
 def prompt_cache_report(
     loaded: LoadedBranch, instruction: str | None = None, blocks: tuple[ContextBlock, ...] = ()
 ) -> dict[str, Any]:
-    """The ``compile --profile prompt-cache --format json`` object (module docstring). Raises what the
-    compiler raises for a history it rejects."""
+    """The ``compile --profile prompt-cache --format json`` object (module docstring). Raises
+    what the compiler raises for a history it rejects."""
     request = next_request(loaded.branch, instruction, blocks)
     view = prompt_cache_view(loaded.branch, request)
     return {

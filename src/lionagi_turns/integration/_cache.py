@@ -8,9 +8,9 @@ Anthropic projection (``_anthropic``) marks by segment and lionagi's own adapter
 ordered stable blocks.
 
 ``prompt_cache_view(branch, request)`` is the same compile shown for a person (the CLI's
-``compile --profile prompt-cache``): the three segments, the payload's ``system`` and ``messages`` with
-the marks the Anthropic projection places, one line per mark naming its segment and lifetime,
-and what changed against the previous recorded request.
+``compile --profile prompt-cache``): the three segments, the payload's ``system`` and
+``messages`` with the marks the Anthropic projection places, one line per mark naming its
+segment and lifetime, and what changed against the previous recorded request.
 """
 
 from __future__ import annotations
