@@ -407,3 +407,27 @@ def test_empty_assistant_is_a_warning(run_cli, tmp_path: Path) -> None:
     ]
     sent = run_cli("compile", str(path), "--format", "json").json()["messages"]
     assert [m["role"] for m in sent] == ["user", "user"]  # what the warning says
+
+
+@pytest.mark.parametrize(
+    "args", [("-i", "caf\udce9"), ("-c", "kb=caf\udce9"), ("-i", "ok", "-c", "kb=\udcff")]
+)
+def test_options_that_are_not_utf8_exit_2(run_cli, args: tuple[str, ...]) -> None:
+    """Bytes that are not UTF-8 in argv reach Python as lone surrogates (surrogateescape)."""
+    for command in ("compile", "diff"):
+        assert_bad_input(run_cli(command, str(SUPPORT), *args), "not UTF-8 text")
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_escaped(run_cli, tmp_path: Path) -> None:
+    path = tmp_path / os.fsdecode(b"branch-\xff.json")
+    path.write_bytes(SUPPORT.read_bytes())
+    for command in COMMANDS:
+        run = run_cli(command, str(path))
+        assert run.code == 0, run.stderr
+        assert "branch-\\ud" in run.stdout  # the header may shorten the path to fit
+    assert "branch-\\udcff.json" in run_cli("check", str(path)).stdout
+    out = run_cli("compile", str(path), "--format", "json")
+    assert out.code == 0, out.stderr
+    assert out.stdout.isascii() and out.json()["path"] == str(path)  # the same value, escaped
+    missing = assert_bad_input(run_cli("check", str(tmp_path / os.fsdecode(b"gone-\xfe.json"))))
+    assert "gone-\\udcfe.json" in missing

@@ -7,6 +7,7 @@ Exit codes: 0 ok, 1 the history is rejected (or, for ``diff``, a difference is n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
@@ -31,6 +32,8 @@ __all__ = (
 )
 
 DEFAULT_INSTRUCTION = "(next instruction)"
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -76,6 +79,12 @@ def turn_inputs(
     on a blank ``--instruction``, a malformed ``--context`` or an unreadable branch."""
     if instruction is not None and not instruction.strip():
         die(EXIT_BAD_INPUT, "bad option: --instruction must have visible text")
+    for name, value in (("--instruction", instruction), *(("--context", c) for c in context or ())):
+        if value is not None and _SURROGATE.search(value):
+            die(
+                EXIT_BAD_INPUT,
+                f"bad option: {name} holds bytes that are not UTF-8 text; pass UTF-8",
+            )
     try:
         blocks = parse_context(context or ())
     except ValueError as exc:

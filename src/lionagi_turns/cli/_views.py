@@ -7,7 +7,10 @@ Contracts:
   paragraph and bidirectional-override controls are shown as ``\\xNN`` / ``\\uNNNN`` escapes
   (styled reverse on a colour terminal), so a saved branch cannot retitle the window, write the
   clipboard (OSC 0/52), clear the screen, move the cursor over earlier lines or reorder what a
-  reviewer reads. ``--format json`` output is exact JSON and is not escaped.
+  reviewer reads. Lone surrogates (a file name that is not UTF-8, decoded by Python with
+  ``surrogateescape``) are shown as ``\\udcNN`` too. ``--format json`` output is exact JSON and
+  is not escaped; only when it holds a lone surrogate, which UTF-8 cannot carry, is all of it
+  written ASCII-escaped (the same JSON value).
 - Long message bodies are bounded before Rich lays them out (its wrapping is quadratic in line
   length): a line over ``MAX_LINE_CHARS`` characters shows its first ``LINE_HEAD`` and last
   ``LINE_TAIL`` characters around a marker giving the number of characters left out, and a
@@ -48,7 +51,8 @@ MAX_BODY_LINES = 400
 BODY_HEAD, BODY_TAIL = 300, 60
 
 _CONTROL = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+    "\ud800-\udfff]"
 )
 _ESCAPED = "reverse"
 
@@ -122,10 +126,15 @@ def console() -> Console:
 def print_json(value: Any) -> None:
     """``value`` as indented JSON on standard output, as UTF-8 whatever the locale."""
     text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: the same JSON value, ASCII-escaped
+        text = json.dumps(value, indent=2) + "\n"
+        data = text.encode("ascii")
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
         sys.stdout.write(text)
         return
     sys.stdout.flush()
-    buffer.write(text.encode("utf-8"))
+    buffer.write(data)
     buffer.flush()
