@@ -295,8 +295,7 @@ def _render(
     for position, turn in enumerate(projection.turns):
         match turn:
             case AssistantTurn():
-                text = "\n\n".join(m.content.assistant_response for m in turn.messages)
-                add("history", MessageRole.ASSISTANT, text, turn)
+                add("history", MessageRole.ASSISTANT, _assistant_text(turn), turn)
             case InstructionTurn():
                 folded = plan is not None and plan.target == position
                 if plan is not None and folded:
@@ -339,6 +338,19 @@ def _render_history(
             results_section=profile.results_section,
             **kwargs,
         )
+
+
+def _assistant_text(turn: AssistantTurn) -> str:
+    """The run's texts joined by a blank line; a stored response that is not text is a
+    TypeError naming it."""
+    for message, position in zip(turn.messages, turn.positions, strict=True):
+        text = message.content.assistant_response
+        if not isinstance(text, str):
+            raise TypeError(
+                f"assistant_response is of type {type(text).__name__}, not text (history "
+                f"position {position}, assistant response id {message.id})"
+            )
+    return "\n\n".join(m.content.assistant_response for m in turn.messages)
 
 
 def _history_record(turn: InstructionTurn) -> str:

@@ -3,8 +3,9 @@
 1. ``compile_chat_request`` on random hostile values (cycles, deep nesting, sets, objects YAML
    cannot represent, values whose ``__eq__``/``__repr__``/``__deepcopy__``/``__iter__`` raise,
    huge integers, odd image strings and image_detail values) in history and current
-   instructions, guidance, action outputs, tool schemas and response formats raises nothing
-   but ValueError or TypeError (lionagi's EmptyOutgoingContentError is a ValueError), never
+   instructions, guidance, assistant responses, action outputs, tool schemas and response
+   formats raises nothing but ValueError or TypeError (lionagi's EmptyOutgoingContentError is
+   a ValueError), never
    resolves a host, and leaves the branch exactly as it was, raising or not.
 2. ``merge_results`` gives exactly the result of the plain ``result not in merged`` fold for
    random values, including ones that are equal across types (``1``, ``1.0``, ``True``), NaN
@@ -157,11 +158,15 @@ def _attack(draw: st.DrawFn) -> dict[str, Any]:
             "guidance": draw(st.one_of(st.none(), _values)),
             "images": draw(_images),
             "detail": draw(_details),
+            "reply": draw(st.one_of(st.just("seen"), _values)),
         }
     if draw(st.booleans()):
         plan["output"] = draw(_values)
     plan["current"] = {
-        "context": draw(_values), "images": draw(_images), "detail": draw(_details)
+        "context": draw(_values),
+        "guidance": draw(st.one_of(st.none(), _values)),
+        "images": draw(_images),
+        "detail": draw(_details),
     }
     if draw(st.booleans()):
         plan["tool_schemas"] = [{"type": "function", "function": {"p": draw(_values)}}]
@@ -180,7 +185,8 @@ def _branch(plan: dict[str, Any]) -> Branch:
             object.__setattr__(stored.content, "guidance", history["guidance"])
         object.__setattr__(stored.content, "images", history["images"])
         object.__setattr__(stored.content, "image_detail", history["detail"])
-        add_assistant(b, "seen")
+        reply = add_assistant(b, "seen")
+        object.__setattr__(reply.content, "assistant_response", history["reply"])
     if "output" in plan:
         _, response = add_action_pair(b, "f", {"q": 1}, output=1)
         object.__setattr__(response.content, "output", plan["output"])
@@ -194,6 +200,8 @@ def test_compile_on_hostile_values_raises_only_value_or_type_errors(plan: dict[s
     _put(current.content.prompt_context, plan["current"]["context"])
     object.__setattr__(current.content, "images", plan["current"]["images"])
     object.__setattr__(current.content, "image_detail", plan["current"]["detail"])
+    if plan["current"]["guidance"] is not None:
+        object.__setattr__(current.content, "guidance", plan["current"]["guidance"])
     options = {k: plan[k] for k in ("tool_schemas", "response_format") if k in plan}
     before = fingerprint(b)
     with pytest.MonkeyPatch.context() as patch, no_dns(patch):

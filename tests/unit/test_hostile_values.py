@@ -457,3 +457,15 @@ def test_images_that_are_not_a_list_are_a_type_error() -> None:
         "images is of type str; give a list of image strings",
         f"history position 0, instruction id {stored.id}",
     )
+
+
+def test_a_stored_assistant_response_that_is_not_text_is_named() -> None:
+    b = branch()
+    add_instruction(b, "q")
+    reply = add_assistant(b, "a")
+    object.__setattr__(reply.content, "assistant_response", {"text": "a"})
+    _refused(
+        b, TurnRequest(instruction=_current(b)), TypeError,
+        f"assistant_response is of type dict, not text (history position 1, assistant response "
+        f"id {reply.id})",
+    )
