@@ -185,3 +185,70 @@ def test_a_foreign_context_tool_patch_is_refused(monkeypatch: pytest.MonkeyPatch
         install(profile="amendment1")
     assert not is_installed()
     monkeypatch.undo()
+
+
+async def test_a_refused_turn_makes_no_model_call_and_records_nothing(server: ChatServer) -> None:
+    from lionagi_turns.amendment1 import SectionBudgetRefused
+
+    b = _history(server)
+    before = [m.id for m in b.messages]
+    install(profile="amendment1", budgets=SectionBudgets(system=0))
+    with pytest.raises(SectionBudgetRefused) as info:
+        await b.communicate("now")
+    assert [r.section for r in info.value.bounds] == [
+        "system", "instruction", "history", "context", "tool_results"
+    ]
+    assert server.requests == []
+    assert [m.id for m in b.messages] == before
+
+
+def _react_replies() -> list[str]:
+    import json
+
+    reason = {"title": "plan", "content": "step", "confidence_score": 0.8}
+    first = {"analysis": "One more round.", "extension_needed": True,
+             "action_strategy": "concurrent", "reason": reason}
+    second = {"analysis": "Done.", "extension_needed": False, "action_strategy": "concurrent",
+              "reason": reason, "action_required": False, "action_requests": []}
+    return [json.dumps(r) for r in (first, second, {"answer": "All done."})]
+
+
+async def _react_chars(server: ChatServer, profile: str | None) -> list[int]:
+    from e2e.http_server import Reply  # type: ignore[import-not-found]
+
+    b = Branch(system="policy", chat_model=_model(server))
+    if profile is not None:
+        install(profile=profile)
+    server.script(*(Reply(content=r) for r in _react_replies()))
+    start = len(server.requests)
+    await b.ReAct(instruct={"instruction": "study", "context": ["CALLER-CONTEXT " * 200]},
+                  max_extensions=1, extension_allowed=True)
+    if profile is not None:
+        uninstall()
+    sent = server.requests[start:]
+    assert len(sent) == 3
+    return [sum(len(str(m["content"])) for m in r.messages) for r in sent]
+
+
+async def test_react_under_the_profile_sends_the_context_once_per_call(
+    server: ChatServer,
+) -> None:
+    """Same ReAct run with install off and with the amendment1 profile: each later call carries
+    the caller's context once, as lionagi's own pass does, and no call grows past lionagi's by
+    more than the amendment's own envelope lines."""
+    import warnings
+
+    from lionagi_turns.integration import TurnsCompatibilityWarning
+    from lionagi_turns.integration._install import _reset_warnings
+
+    plain = await _react_chars(server, None)
+    _reset_warnings()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        amended = await _react_chars(server, "amendment1")
+    assert not [w for w in caught if issubclass(w.category, TurnsCompatibilityWarning)]
+    print("ReAct chars per call, install off:", plain, "amendment1:", amended)
+    for call in server.requests[-3:]:
+        text = "".join(str(m["content"]) for m in call.messages)
+        assert text.count("CALLER-CONTEXT") == 200
+    assert all(a <= p + 200 for a, p in zip(amended, plain, strict=True)), (amended, plain)

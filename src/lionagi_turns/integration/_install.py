@@ -316,7 +316,7 @@ def _note_gaps(branch: Branch, imodel: Any, cache: bool) -> None:
         _warn_once("prompt_cache", PROMPT_CACHE_GAP)
     from lionagi.operations.chat._prepare import _react_context
 
-    if _react_context.get():
+    if _react_context.get() and _profile == "default":  # the amendment1 profile de-dups
         _warn_once("react_dedup", REACT_DEDUP_GAP)
 
 
