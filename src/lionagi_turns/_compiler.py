@@ -14,8 +14,8 @@ Rules (input -> output):
   (``_react``).
 - Historical ``Instruction`` -> one ``user`` message, durable sections only; the current
   instruction -> the last ``user`` message, durable sections plus the request's Tools,
-  ResponseSchema and ResponseFormat. The supplied instruction's own call options are refused
-  when they differ from the request's (docs/architecture.md decision 3).
+  ResponseSchema and ResponseFormat. The supplied instruction's own call options are ignored:
+  neither rendered nor recorded (ADR D1; docs/architecture.md decision 3).
 - System text, the D3 context section and the target's guidance -> joined by ``"\\n\\n"`` as the
   guidance of the first retained instruction (the current one when there is no history).
 - A falsy rendering -> omitted, except that a current instruction with real text that renders
@@ -23,7 +23,7 @@ Rules (input -> output):
 
 Passes, in order; each reads only what the ones before produced:
 
-0. ``_check_request`` — call-level problems, before history is read.
+0. ``_check_request`` — the request's instruction is an instruction, before history is read.
 1. select (``select_ids``) — the view's ids.
 2. project (``project_history``) — turns, pending results and every defect, one walk.
    The profile's ``bound`` may then drop whole turns.
@@ -172,42 +172,15 @@ def compile_traced(
 
 
 def _check_request(request: TurnRequest) -> None:
-    """Call options embedded in the instruction must also be on the request, or be absent:
-    the compiler takes them from the request only and would otherwise drop them unseen."""
+    """The supplied instruction's content must be an ``InstructionContent``. Its own transient
+    fields (``tool_schemas``, ``response_format``, ``structure``) are ignored, neither rendered
+    nor recorded (ADR D1: the compiler replaces the copy's content with the durable fields and
+    takes the call options from the request only)."""
     content = request.instruction.content
     if not isinstance(content, InstructionContent):
         raise TypeError(
             f"TurnRequest.instruction.content is {type(content).__name__}, not InstructionContent"
         )
-    embedded = {
-        "tool_schemas": list(content.tool_schemas),
-        "response_format": content.response_format,
-    }
-    requested = {
-        "tool_schemas": [dict(s) for s in request.tool_schemas],
-        "response_format": request.response_format,
-    }
-    for name in ("tool_schemas", "response_format"):
-        value = embedded[name]
-        if value in (None, []):
-            continue
-        if not _same_option(value, requested[name]):
-            raise ValueError(
-                f"TurnRequest.instruction carries {name} in its content but the request's "
-                f"{name} differs; call options belong on TurnRequest.{name} (ADR-0007 D1). "
-                f"Pass TurnRequest({name}=...) or build the instruction without it."
-            )
-
-
-def _same_option(embedded: Any, requested: Any) -> bool:
-    if embedded is requested:
-        return True
-    if isinstance(embedded, type) or isinstance(requested, type):
-        return embedded is requested
-    try:
-        return bool(embedded == requested)
-    except Exception:
-        return False
 
 
 def _react_items(items: Sequence[Any] | None) -> tuple[Any, ...] | None:

@@ -139,25 +139,25 @@ def test_current_turn_without_text_may_render_minimal_content() -> None:
     assert compiled.messages[0].content == "{}"  # lionagi renders "{}" for an empty instruction
 
 
-# Call options embedded in the supplied instruction must match the request's
+# D1: the supplied instruction's own call options are ignored, neither rendered nor recorded
 
 
-def test_instruction_carrying_other_tool_schemas_than_the_request_is_rejected() -> None:
+def test_instruction_carrying_tool_schemas_renders_only_the_requests_tools() -> None:
     b = branch()
     ins = b.msgs.create_instruction(instruction="now", tool_schemas=TOOL)
-    with pytest.raises(ValueError, match=r"carries tool_schemas .* TurnRequest\.tool_schemas"):
-        compile_chat_request(b, TurnRequest(instruction=ins))
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins))
+    assert "Tools" not in loaded(compiled.messages[0])
+    assert list(compiled.instruction.content.tool_schemas) == []
+    assert list(ins.content.tool_schemas) == [TOOL]  # the supplied instruction is not changed
 
 
-def test_instruction_carrying_another_response_format_than_the_request_is_rejected() -> None:
+def test_instruction_carrying_another_response_format_renders_the_requests() -> None:
     b = branch()
     ins = b.msgs.create_instruction(instruction="now", response_format={"a": "str"})
-    with pytest.raises(
-        ValueError,
-        match=r"carries response_format .* "
-        r"TurnRequest\.response_format",
-    ):
-        compile_chat_request(b, TurnRequest(instruction=ins, response_format={"b": "int"}))
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins, response_format={"b": "int"}))
+    expected = b.msgs.create_instruction(instruction="now", response_format={"b": "int"})
+    assert compiled.messages[0].content == expected.content.rendered
+    assert compiled.instruction.content.response_format is None
 
 
 def test_instruction_carrying_the_same_options_as_the_request_compiles() -> None:
