@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi.protocols.messages import Instruction, MessageRole
 
-from ._compiler import _check_request, _guard_current_turn, _own
+from ._compiler import _check_request, _guard_current_turn
 from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
 from ._durable import durable_instruction
 from ._envelope import encode_context_section
@@ -47,6 +47,7 @@ from ._fast import cache as _cache
 from ._fast.yaml import minimal_yaml
 from ._fold import fold_text
 from ._history import AssistantTurn, InstructionTurn, project_history, select_ids
+from ._render import own_copy as _own
 from ._render import render_instruction
 
 if TYPE_CHECKING:

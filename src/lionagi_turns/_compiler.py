@@ -46,7 +46,6 @@ lionagi state (render caches included) is touched. No I/O.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
@@ -63,7 +62,7 @@ from ._fold import FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from ._profile import SEED_PROFILE, CompileProfile
 from ._react import react_step
-from ._render import Content, render_view
+from ._render import Content, own_copy, render_view
 from ._values import naming_record
 
 if TYPE_CHECKING:
@@ -284,7 +283,7 @@ def _render(
         current = plan.rendered
     else:
         current = _render_current(branch, request, projection, profile, current_context, None)[0]
-    add("current", MessageRole.USER, _own(current), None, folded)
+    add("current", MessageRole.USER, own_copy(current), None, folded)
     return tuple(out)
 
 
@@ -352,11 +351,6 @@ def _render_current(
             options=profile.current_options(branch, request),
             results_section=profile.results_section,
         )
-
-
-def _own(rendered: Content) -> Content:
-    """Rendered list content is deep-copied so no caller-visible object is shared."""
-    return copy.deepcopy(rendered) if isinstance(rendered, list) else rendered
 
 
 # --------------------------------------------------------------------------- pass 7

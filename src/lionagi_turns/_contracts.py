@@ -23,6 +23,7 @@ from lionagi.operations.schema.structure import Structure
 from lionagi.protocols.messages import Instruction, MessageRole
 from pydantic import BaseModel
 
+from ._errors import RESERVED_KEY_ERROR
 from ._values import naming_record
 
 __all__ = (
@@ -34,7 +35,6 @@ __all__ = (
 )
 
 RESERVED_PROVIDER_KEY = "messages"
-_RESERVED_KEY_ERROR = "provider_kwargs must not contain reserved key 'messages'"
 
 
 def _set(obj: object, name: str, value: Any) -> None:
@@ -54,7 +54,7 @@ def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
             f"{owner}.provider_kwargs keys must be strings; got {', '.join(bad)}"
         )
     if RESERVED_PROVIDER_KEY in mapping:
-        raise ValueError(_RESERVED_KEY_ERROR)
+        raise ValueError(RESERVED_KEY_ERROR)
     copied = {}
     for key, value in mapping.items():
         try:

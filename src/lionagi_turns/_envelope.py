@@ -14,13 +14,20 @@ quotes, newlines and control characters escaped, so a block's content can never 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from lionagi.ln import json_dumps
 
 from ._contracts import ContextBlock
 
-__all__ = ("BEGIN_MARKER", "END_MARKER", "decode_context_section", "encode_context_section")
+__all__ = (
+    "BEGIN_MARKER",
+    "END_MARKER",
+    "decode_context_section",
+    "encode_context_section",
+    "find_context_section",
+    "locate_sections",
+)
 
 BEGIN_MARKER = "LIONAGI_CONTEXT_BLOCKS_JSON"
 END_MARKER = "END_LIONAGI_CONTEXT_BLOCKS_JSON"
@@ -81,14 +88,21 @@ def decode_context_section(section: str) -> tuple[ContextBlock, ...]:
     return tuple(blocks)
 
 
-def find_context_section(text: str) -> str | None:
-    """The first section embedded in ``text`` (its lines may carry a common indentation)."""
+def locate_sections(text: str) -> Iterator[tuple[int, str, str]]:
+    """Every section embedded in ``text`` as ``(line index of its first line, indentation,
+    section)``: three whole lines, the marker lines and the JSON line all carrying the same
+    indentation of spaces (none, or a YAML block's). The one search for embedded sections."""
     lines = text.split("\n")
     for i, line in enumerate(lines[:-2]):
         stripped = line.lstrip(" ")
+        if stripped != BEGIN_MARKER:
+            continue
         indent = line[: len(line) - len(stripped)]
-        if stripped == BEGIN_MARKER and lines[i + 2] == indent + END_MARKER:
-            middle = lines[i + 1]
-            if middle.startswith(indent):
-                return f"{BEGIN_MARKER}\n{middle[len(indent):]}\n{END_MARKER}"
-    return None
+        middle = lines[i + 1]
+        if lines[i + 2] == indent + END_MARKER and middle.startswith(indent):
+            yield i, indent, f"{BEGIN_MARKER}\n{middle[len(indent):]}\n{END_MARKER}"
+
+
+def find_context_section(text: str) -> str | None:
+    """The first section embedded in ``text`` (its lines may carry a common indentation)."""
+    return next((section for _, _, section in locate_sections(text)), None)

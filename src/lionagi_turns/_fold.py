@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 import yaml
 
+from ._envelope import locate_sections
 from ._fast.switch import fast_path_enabled
 from ._fast.yaml import in_domain, minimal_yaml
 from ._values import check_value
@@ -124,12 +125,10 @@ def guidance_part(text: str) -> str:
 def holds_section(text: str, section: str) -> bool:
     """Whether ``section``'s lines stand byte-exact as whole lines of ``text``, all with the same
     indentation: none (a verbatim section) or the two spaces of a YAML block under a key."""
-    padded = f"\n{text}\n"
-    for indent in ("", "  "):
-        lines = "\n".join(indent + line for line in section.split("\n"))
-        if f"\n{lines}\n" in padded:
-            return True
-    return False
+    return any(
+        found == section and indent in ("", "  ")
+        for _, indent, found in locate_sections(text)
+    )
 
 
 def loads_back(yaml_text: str, fold: str) -> bool:

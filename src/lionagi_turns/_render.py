@@ -23,6 +23,7 @@ Guarantees:
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = (
     "guidance_text",
     "holds_section",
     "merge_results",
+    "own_copy",
     "render_instruction",
     "render_view",
 )
@@ -59,6 +61,12 @@ class CallOptions:
 
 
 HISTORICAL = CallOptions()
+
+
+def own_copy(content: Content) -> Content:
+    """``content`` as a caller may keep it: list (multimodal) content deep-copied, so no
+    caller-visible object is shared; text as it is."""
+    return copy.deepcopy(content) if isinstance(content, list) else content
 
 
 def render_instruction(

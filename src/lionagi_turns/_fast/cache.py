@@ -27,7 +27,6 @@ Cache rules (what makes a hit correct):
 
 from __future__ import annotations
 
-import copy
 import functools
 import threading
 import weakref
@@ -37,7 +36,7 @@ from typing import Any
 from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.message import _content_has_untracked_mutable
 
-from .._render import render_instruction
+from .._render import own_copy, render_instruction
 from .switch import ENV_VAR, fast_path_enabled, no_fast_path
 
 __all__ = ("ENV_VAR", "cache_size", "clear", "fast_path_enabled", "no_fast_path", "render_durable")
@@ -63,10 +62,10 @@ def render_durable(
     if key is not None:
         entry = _entries.get(id(message))
         if entry is not None and entry[1] == key and entry[0]() is message:
-            return _copy(entry[3])
+            return own_copy(entry[3])
     rendered = render_instruction(content, results=results)
     if key is not None and _trackable(content, sources):
-        _store(message, key, (content, *(s.content for s in sources)), _copy(rendered))
+        _store(message, key, (content, *(s.content for s in sources)), own_copy(rendered))
     return rendered
 
 
@@ -121,7 +120,3 @@ def _evict(slot: int, dead: weakref.ReferenceType[Instruction]) -> None:
         entry = _entries.get(slot)
         if entry is not None and entry[0] is dead:
             del _entries[slot]
-
-
-def _copy(rendered: Any) -> Any:
-    return copy.deepcopy(rendered) if isinstance(rendered, list) else rendered
