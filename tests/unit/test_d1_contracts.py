@@ -3,12 +3,14 @@ the reserved key) and the invalid shapes each constructor refuses."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from types import MappingProxyType
 from typing import Any
 from uuid import uuid4
 
 import pytest
+from lionagi import Branch
 from lionagi.protocols.messages import MessageRole
 from pydantic import BaseModel
 
@@ -20,7 +22,7 @@ from lionagi_turns import (
     compile_chat_request,
 )
 
-from ._support import add_assistant, add_instruction, branch, mutable_ids
+from ._support import add_assistant, add_instruction, branch, loaded, mutable_ids
 
 RESERVED = "provider_kwargs must not contain reserved key 'messages'"
 
@@ -351,3 +353,80 @@ def test_tool_schemas_that_are_not_iterable_are_rejected(ins: Any) -> None:
 def test_context_blocks_that_are_not_iterable_are_rejected(ins: Any) -> None:
     with pytest.raises(TypeError, match=r"TurnRequest\.context_blocks .* single int"):
         _request(ins, context_blocks=3)
+
+
+# --- The supplied instruction's call options; ordered, copyable request values (D1)
+
+LOOKUP_TOOL = {"name": "lookup", "parameters": {"type": "object"}}
+PNG = "data:image/png;base64,iVBORw0KGgo="
+
+
+def test_instruction_carrying_tool_schemas_renders_only_the_requests_tools() -> None:
+    b = branch()
+    ins = b.msgs.create_instruction(instruction="now", tool_schemas=LOOKUP_TOOL)
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins))
+    assert "Tools" not in loaded(compiled.messages[0])
+    assert list(compiled.instruction.content.tool_schemas) == []
+    assert list(ins.content.tool_schemas) == [LOOKUP_TOOL]  # the supplied one is not changed
+
+
+def test_instruction_carrying_another_response_format_renders_the_requests() -> None:
+    b = branch()
+    ins = b.msgs.create_instruction(instruction="now", response_format={"a": "str"})
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins, response_format={"b": "int"}))
+    expected = b.msgs.create_instruction(instruction="now", response_format={"b": "int"})
+    assert compiled.messages[0].content == expected.content.rendered
+    assert compiled.instruction.content.response_format is None
+
+
+def test_instruction_carrying_the_same_options_as_the_request_compiles() -> None:
+    b = branch()
+    ins = b.msgs.create_instruction(instruction="now", tool_schemas=LOOKUP_TOOL)
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins, tool_schemas=(LOOKUP_TOOL,)))
+    assert loaded(compiled.messages[0])["Tools"] == [LOOKUP_TOOL]
+
+
+@pytest.mark.parametrize("name", ["progression", "context_blocks", "tool_schemas"])
+@pytest.mark.parametrize("kind", [set, frozenset])
+def test_unordered_collections_are_refused_by_name(name: str, kind: type) -> None:
+    b = Branch(system="s")
+    ins = b.msgs.create_instruction(instruction="q")
+    with pytest.raises(TypeError, match=rf"TurnRequest\.{name} must be an ordered sequence"):
+        TurnRequest(instruction=ins, **{name: kind()})
+
+
+def test_a_dict_is_not_taken_for_its_keys_as_a_progression() -> None:
+    b = Branch(system="s")
+    ins = b.msgs.create_instruction(instruction="q")
+    with pytest.raises(
+        TypeError, match=r"TurnRequest\.progression must be None or a sequence of UUIDs, got a "
+        r"single dict"
+    ):
+        TurnRequest(instruction=ins, progression={ins.id: 1})  # type: ignore[arg-type]
+
+
+def test_deepcopy_of_a_request_and_a_compiled_request_is_equal_and_independent() -> None:
+    b = Branch(system="s")
+    ins = b.msgs.create_instruction(instruction="q", images=[PNG])
+    request = TurnRequest(
+        instruction=ins,
+        provider_kwargs={"temperature": 0.2, "extra": {"k": [1]}},
+        context_blocks=(ContextBlock("p", "v"),),
+    )
+    clone = copy.deepcopy(request)
+    assert clone == request and clone.instruction is not request.instruction
+    compiled = compile_chat_request(b, request)
+    twin = copy.deepcopy(compiled)
+    assert twin.messages == compiled.messages
+    assert twin.messages[-1].content is not compiled.messages[-1].content
+    assert dict(twin.provider_kwargs) == {"temperature": 0.2, "extra": {"k": [1]}}
+    assert twin.provider_kwargs["extra"] is not compiled.provider_kwargs["extra"]
+
+
+def test_a_provider_kwarg_that_cannot_be_copied_is_named() -> None:
+    import threading
+
+    b = Branch(system="s")
+    ins = b.msgs.create_instruction(instruction="q")
+    with pytest.raises(TypeError, match=r"provider_kwargs\['lock'\] \(lock\) cannot be"):
+        TurnRequest(instruction=ins, provider_kwargs={"temperature": 0, "lock": threading.Lock()})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from lionagi.protocols.messages import Instruction, Message, MessageRole
 from pydantic import BaseModel
@@ -255,3 +257,47 @@ def test_every_kind_rule_is_one_row_and_the_walk_dispatches_on_it() -> None:
     assert rule_for(add_base_message(b)) is UNSET_RULE
     assert rule_for(add_memo(b)) is None  # no row: an unknown subtype
     assert rule_for("not a message") is None
+
+
+# --- Action results (D2 §2): where pending results fold, and equal results once
+
+
+
+def _compile_now(b, blocks=(), progression=None, **current: Any):
+    ins = b.msgs.create_instruction(**{"instruction": "now", **current})
+    request = TurnRequest(instruction=ins, context_blocks=blocks, progression=progression)
+    return compile_chat_request(b, request)
+
+
+def test_results_with_no_conversational_record_before_them_reach_the_current_turn() -> None:
+    b = branch("policy")
+    add_action_pair(b, "lookup", {"q": 1}, "hit")
+    compiled = _compile_now(b)
+    assert roles(compiled) == ["user"]
+    rendered = loaded(compiled.messages[0])
+    assert rendered["Guidance"] == "policy"
+    assert rendered["Context"] == [result("lookup", {"q": 1}, "hit")]
+
+
+def test_results_before_the_first_instruction_fold_into_it() -> None:
+    b = branch("policy")
+    add_action_pair(b, "lookup", {"q": 1}, "hit")
+    add_instruction(b, "q1")
+    add_assistant(b, "a1")
+    compiled = _compile_now(b)
+    assert loaded(compiled.messages[0])["Context"] == [result("lookup", {"q": 1}, "hit")]
+    assert "Context" not in loaded(compiled.messages[-1])
+
+
+def test_equal_results_in_one_batch_are_appended_once() -> None:
+    b = branch()
+    add_instruction(b, "q")
+    add_assistant(b, "calling twice")
+    add_action_pair(b, "lookup", {"q": 1}, "same")
+    add_action_pair(b, "lookup", {"q": 1}, "same")
+    add_action_pair(b, "lookup", {"q": 1}, "different")
+    context = loaded(_compile_now(b).messages[-1])["Context"]
+    assert context == [
+        result("lookup", {"q": 1}, "same"),
+        result("lookup", {"q": 1}, "different"),
+    ]

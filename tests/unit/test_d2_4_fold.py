@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from lionagi import Branch
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request, encode_context_section
+from lionagi_turns._envelope import find_context_section
 
-from ._support import add_assistant, add_instruction, branch, loaded
+from ._support import add_assistant, add_instruction, branch, loaded, text_of
 
 BLOCKS = (
     ContextBlock(provider_name="catalog", content="first retrieved value"),
@@ -174,3 +179,67 @@ def test_trailing_spaces_take_the_literal_block_encoding() -> None:
     trace = compile_traced(b, TurnRequest(instruction=ins, context_blocks=BLOCKS))
     assert trace.fold is not None and trace.fold.encoding == "literal"
     assert loaded(trace.compiled.messages[0])["Guidance"] == f"policy   \n\n{SECTION}"
+
+
+# --- Encodings that keep the D3 section on its own lines; falsy guidance
+
+ONE_BLOCK = ContextBlock(provider_name="catalog", content="retrieved")
+ONE_SECTION = encode_context_section((ONE_BLOCK,))
+
+
+def _compile_now(b, blocks=(), progression=None, **current: Any):
+    ins = b.msgs.create_instruction(**{"instruction": "now", **current})
+    request = TurnRequest(instruction=ins, context_blocks=blocks, progression=progression)
+    return compile_chat_request(b, request)
+
+
+@pytest.mark.parametrize("system", ["line one\r\nline two", "bell\x07 in policy"])
+def test_envelope_keeps_its_lines_with_carriage_returns_or_controls_in_system(system: str) -> None:
+    compiled = _compile_now(branch(system), blocks=(ONE_BLOCK,))
+    text = text_of(compiled.messages[0])
+    assert find_context_section(text) == ONE_SECTION
+    assert text == f"{system}\n\n{ONE_SECTION}\n\nInstruction: now"
+
+
+@pytest.mark.parametrize("char", ["\x7f", "\x9b", "\x85", "\u2028"])
+def test_envelope_is_byte_exact_with_any_character_in_block_content(char: str) -> None:
+    block = ContextBlock(provider_name="web", content=f"a{char}b")
+    compiled = _compile_now(branch("policy"), blocks=(block,))
+    text = text_of(compiled.messages[0])
+    section = encode_context_section((block,))
+    assert find_context_section(text) == section
+    assert text == f"policy\n\n{section}\n\nInstruction: now"
+
+
+@pytest.mark.parametrize("where", ["instruction", "context"])
+def test_a_quoted_copy_of_the_section_does_not_stand_in_for_the_fold(where: str) -> None:
+    # Before: the check that the fold kept the D3 section on its own lines also accepted a copy
+    # of the section in the Instruction or Context block, so with trailing spaces in the system
+    # text the real fold went out as one double-quoted line.
+    from lionagi_turns._envelope import encode_context_section, find_context_section
+
+    blocks = (ContextBlock(provider_name="memory", content="fact"),)
+    section = encode_context_section(blocks)
+    quoted = f"Quote this back:\n{section}\nthanks"
+    b = branch("Sys  ")
+    if where == "instruction":
+        ins = b.msgs.create_instruction(instruction=quoted)
+    else:
+        ins = b.msgs.create_instruction(instruction="now", context=[quoted])
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins, context_blocks=blocks))
+    text = compiled.messages[0].content
+    assert isinstance(text, str)
+    guidance = text.split("\nInstruction:", 1)[0]
+    assert find_context_section(guidance) == section, text
+    assert '\\nLIONAGI_CONTEXT_BLOCKS_JSON\\n' not in text
+
+
+@pytest.mark.parametrize("falsy", [{}, [], 0])
+def test_falsy_non_string_guidance_adds_nothing_to_the_fold(falsy: object) -> None:
+    b = Branch(system="Sys")
+    ins = b.msgs.create_instruction(instruction="q")
+    ins.content.guidance = falsy
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins))
+    text = compiled.messages[0].content
+    assert isinstance(text, str)
+    assert text.startswith("Guidance: Sys\nInstruction: q")

@@ -6,12 +6,34 @@ import dataclasses
 from typing import Any
 
 import pytest
+from lionagi._errors import EmptyOutgoingContentError
+from lionagi.libs.schema.minimal_yaml import minimal_yaml as lionagi_minimal_yaml
 from lionagi.protocols.messages import AssistantResponse, Instruction, MessageRole
 from pydantic import BaseModel
 
-from lionagi_turns import CompiledMessage, TurnRequest, compile_chat_request
+from lionagi_turns import (
+    CompiledMessage,
+    ContextBlock,
+    TurnRequest,
+    compile_chat_request,
+    encode_context_section,
+)
+from lionagi_turns._envelope import find_context_section
+from lionagi_turns._fast.yaml import minimal_yaml as fast_minimal_yaml
 
-from ._support import add_assistant, add_instruction, branch, include, loaded, roles, text_of
+from ._support import (
+    add_action_pair,
+    add_assistant,
+    add_instruction,
+    assert_same_state,
+    branch,
+    branch_state,
+    include,
+    loaded,
+    result,
+    roles,
+    text_of,
+)
 
 
 class Answer(BaseModel):
@@ -164,3 +186,118 @@ def test_messages_are_a_tuple_in_final_content_order() -> None:
         "a2",
         "Instruction: now",
     ]
+
+
+# --- plain_content, the empty-turn guard, YAML bytes and refused images (D2 §5)
+
+ONE_BLOCK = ContextBlock(provider_name="catalog", content="retrieved")
+ONE_SECTION = encode_context_section((ONE_BLOCK,))
+
+
+def _compile_now(b, blocks=(), progression=None, **current: Any):
+    ins = b.msgs.create_instruction(**{"instruction": "now", **current})
+    request = TurnRequest(instruction=ins, context_blocks=blocks, progression=progression)
+    return compile_chat_request(b, request)
+
+
+def test_plain_content_fold_target_keeps_system_context_and_guidance() -> None:
+    b = branch("policy")
+    compiled = _compile_now(
+        b, blocks=(ONE_BLOCK,), instruction=None, plain_content="raw text", guidance="g"
+    )
+    text = text_of(compiled.messages[0])
+    assert text == "policy\n\n" + ONE_SECTION + "\n\ng\n\nraw text"
+    assert find_context_section(text) == ONE_SECTION
+
+
+def test_historical_plain_content_fold_target_keeps_the_system() -> None:
+    b = branch("policy")
+    add_instruction(b, None, plain_content="old raw text")
+    add_assistant(b, "a")
+    compiled = _compile_now(b)
+    assert text_of(compiled.messages[0]) == "policy\n\nold raw text"
+
+
+def test_plain_content_receiving_results_shows_them_after_the_text() -> None:
+    b = branch()
+    add_instruction(b, "q")
+    add_assistant(b, "a")
+    add_action_pair(b, "lookup", {"q": 1}, "hit")
+    compiled = _compile_now(b, instruction=None, plain_content="raw text", context=["own"])
+    folded = [result("lookup", {"q": 1}, "hit")]
+    expected_results = lionagi_minimal_yaml({"Context": folded}).strip()
+    assert text_of(compiled.messages[-1]) == "raw text\n\n" + expected_results
+
+
+def test_plain_content_without_fold_or_results_is_sent_as_is() -> None:
+    b = branch()
+    compiled = _compile_now(b, instruction=None, plain_content="raw text", guidance="hidden")
+    assert compiled.messages[0].content == "raw text"
+
+
+def test_current_turn_with_text_that_renders_empty_raises() -> None:
+    # No lionagi 0.36 input renders a texted instruction empty; the guard pass stands for a
+    # renderer that would, so it is checked on its own inputs: the content and its rendering.
+    from lionagi_turns._compiler import _guard_current_turn
+
+    content = branch().msgs.create_instruction(instruction="now").content
+    with pytest.raises(EmptyOutgoingContentError, match=r"instruction_len=3, plain_content_len=0"):
+        _guard_current_turn(content, "")
+    with pytest.raises(EmptyOutgoingContentError, match=r"images=0\) but renders empty"):
+        _guard_current_turn(content, [])
+    _guard_current_turn(content, "Instruction: now")  # a rendering: no refusal
+
+
+def test_current_turn_without_text_may_render_minimal_content() -> None:
+    compiled = _compile_now(branch(), instruction=None)
+    assert compiled.messages[0].content == "{}"  # lionagi renders "{}" for an empty instruction
+
+
+@pytest.mark.parametrize("length", [121, 122, 123, 125, 127, 128])
+@pytest.mark.parametrize("tail", ["", "é"])
+def test_fast_yaml_matches_lionagi_for_keys_of_123_to_127_characters(
+    length: int, tail: str
+) -> None:
+    # PyYAML counts a key's characters plus its 5-character "!!str" tag and writes keys of 123+
+    # characters as explicit "? key"; libyaml allowed up to 127 bytes, so the fast path wrote a
+    # simple key where lionagi writes a complex one.
+    key = "k" * (length - len(tail)) + tail
+    for value in ({key: 1}, [{key: "v"}], {"Context": [{key: {"a": 1}}]}):
+        assert fast_minimal_yaml(value) == lionagi_minimal_yaml(value)
+
+
+def test_compiled_history_with_a_long_context_key_renders_as_lionagi_renders_it() -> None:
+    b = branch("Sys")
+    context = [{"q" * 124: 1}]
+    add_instruction(b, "first", context=context)
+    add_assistant(b)
+    ins = b.msgs.create_instruction(instruction="now", context=context)
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins))
+    rendered = [m.content for m in compiled.messages]
+    assert rendered[1] == "answer"
+    expected = lionagi_minimal_yaml({"Instruction": "now", "Context": context}).strip()
+    assert rendered[2] == expected
+    assert "? " + "q" * 124 in rendered[2]
+
+
+@pytest.mark.parametrize(
+    "url", ["http:///no-host.png", "file:///etc/passwd", "data:text/html;base64,PHNjcmlwdD4="]
+)
+def test_refused_history_image_names_the_record_position_and_id(url: str) -> None:
+    b = branch("Sys")
+    add_instruction(b, "first")
+    add_assistant(b)
+    bad = add_instruction(b, "second", images=[url])
+    add_assistant(b)
+    before = branch_state(b)
+    ins = b.msgs.create_instruction(instruction="now")
+    with pytest.raises(ValueError, match=rf"history position 3, instruction id {bad.id}"):
+        compile_chat_request(b, TurnRequest(instruction=ins))
+    assert_same_state(before, branch_state(b))
+
+
+def test_refused_current_image_names_the_current_instruction() -> None:
+    b = branch("Sys")
+    ins = b.msgs.create_instruction(instruction="now", images=["file:///etc/passwd"])
+    with pytest.raises(ValueError, match=rf"(?s)^Image URL .*current instruction, id {ins.id}"):
+        compile_chat_request(b, TurnRequest(instruction=ins))

@@ -202,3 +202,15 @@ def test_decode_rejects_non_canonical_json() -> None:
         decode_context_section(
             f"LIONAGI_CONTEXT_BLOCKS_JSON\n{body}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON"
         )
+
+
+# --- Block values the section cannot encode
+
+
+@pytest.mark.parametrize("field", ["provider_name", "content"])
+def test_context_block_with_a_lone_surrogate_is_a_named_value_error(field: str) -> None:
+    # Before: accepted, then compile raised orjson's bare TypeError without naming the block.
+    values = {"provider_name": "memory", "content": "text"}
+    values[field] = "bad \ud800 text"
+    with pytest.raises(ValueError, match=rf"ContextBlock\.{field} .*lone surrogate at index 4"):
+        ContextBlock(**values)
