@@ -137,3 +137,15 @@ def test_tool_results_bound_is_independent_of_the_history_bound() -> None:
     assert [e.name for e in compiled.bound("tool_results").left_out] == [
         str(first.id), str(second.id)
     ]
+
+
+def test_a_plain_content_instruction_gets_its_block_after_the_plain_text() -> None:
+    b = branch()
+    add_instruction(b, "q1")
+    add_assistant(b, "calling")
+    add_action_pair(b, "f", {"x": 1}, "one")
+    from lionagi_turns.amendment1 import TurnRequest, compile_chat_request
+
+    ins = b.msgs.create_instruction(plain_content="raw text")
+    compiled = compile_chat_request(b, TurnRequest(instruction=ins))
+    assert text_of(compiled.messages[-1]) == "raw text\n\n" + _block([R1])

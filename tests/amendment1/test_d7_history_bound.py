@@ -164,3 +164,19 @@ def test_all_history_left_out_is_named_in_the_one_record() -> None:
     compiled = compile_a1(b, budgets=SectionBudgets(history=0))
     assert len(compiled.bound("history").left_out) == 8
     assert "q1" not in all_text(compiled)
+
+
+def test_a_hostile_record_is_refused_as_the_default_profile_refuses_it() -> None:
+    from lionagi_turns import TurnRequest as SeedRequest
+    from lionagi_turns import compile_chat_request as seed_compile
+
+    b = branch("policy")
+    add_instruction(b, "q1")
+    bad = add_assistant(b, "a1")
+    bad.content.assistant_response = {"not": "text"}  # type: ignore[assignment]
+    with pytest.raises(TypeError) as seed:
+        seed_compile(b, SeedRequest(instruction=b.msgs.create_instruction(instruction="now")))
+    for budget in (None, 0, 100):
+        with pytest.raises(TypeError) as ours:
+            compile_a1(b, budgets=SectionBudgets(history=budget))
+        assert str(ours.value) == str(seed.value)

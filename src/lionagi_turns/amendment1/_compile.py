@@ -11,7 +11,7 @@ Passes (ADR-0007 D2 §6 steps 1-4; the pipeline's own passes are not copied):
 3. the pipeline's select and project; then the profile's ``bound`` (step 1): the whole view is
    validated first (its first defect is raised); view exclusions become ``evicted`` /
    ``compacted`` entries; whole turns are measured (the instruction rendered durably with its
-   own prompt context, the caller's ReAct items in; each assistant response's text) and the
+   own prompt context, the caller's ReAct items in; its assistant run as it renders) and the
    newest that fit are kept; every record of a dropped turn is a ``truncated`` entry. The same
    bound builds each kept instruction's ``tool_results`` entry (skipping a result equal to one
    already in it or in the instruction's durable prompt context) and applies the tool_results
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from lionagi.ln import json_dumps
 from lionagi.protocols.messages import ActionRequest, ActionResponse, Instruction
 
-from .._compiler import compile_traced
+from .._compiler import _assistant_text, _history_record, compile_traced
 from .._contracts import TurnRequest as SeedRequest
 from .._fast import cache as _cache
 from .._history import (
@@ -50,6 +50,7 @@ from .._history import (
 from .._profile import CompileProfile
 from .._react import react_step
 from .._render import CallOptions, render_view
+from .._values import naming_record
 from ._contracts import (
     SECTION_AUTHORITY,
     SECTION_POSTURE,
@@ -278,12 +279,7 @@ class _Bound:
             raise AssertionError("history turns disagree with the projection")
         start = 0
         if self.budgets.history is not None:
-            sizes = [
-                sum(self.meter.text(a.content.assistant_response) for a in t.assistants)
-                + (self.meter.instruction(t.instruction) if t.instruction is not None else 0)
-                for t in split.turns
-            ]
-            start = keep_newest(sizes, self.budgets.history)
+            start = keep_newest([self._size(g) for g in groups], self.budgets.history)
         self.truncated = tuple(
             LeftOut(str(r.id), "truncated", self.meter.record(r))
             for t in split.turns[:start]
@@ -308,6 +304,18 @@ class _Bound:
                 out_turns.append(turn)
         pending, pending_sources = rendered[n]
         return Projection(out_turns, pending, list(projected.defects), pending_sources)
+
+    def _size(self, group: list[Any]) -> int:
+        """A whole turn's history size: its instruction rendered durably (its own prompt
+        context, ReAct items in; no fold, no results) and its assistant run as it renders."""
+        size = 0
+        for turn in group:
+            if isinstance(turn, InstructionTurn):
+                with naming_record(_history_record(turn)):
+                    size += self.meter.instruction(turn.message)
+            else:
+                size += self.meter.text(_assistant_text(turn))
+        return size
 
     def _bound_results(
         self, entries: list[tuple[list[tuple[dict[str, Any], ActionResponse]], list[Any]]]
