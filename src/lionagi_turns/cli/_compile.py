@@ -221,77 +221,76 @@ def _size_note(size: dict[str, Any]) -> str:
 def render_compile(
     console: Console, loaded: LoadedBranch, report: dict[str, Any], trace: Trace
 ) -> None:
-    """The text view of ``report``: a panel per message with the fold's sections and the
-    context envelope marked, then the sections table."""
-    branch = loaded.branch
-    messages: list[dict[str, Any]] = report["messages"]
-    request_blocks = report["sections"]["context_blocks"]["count"]
-    fold_index = trace.fold_message_index
-    system = branch.msgs.system
+    """The text view of ``report``: the header, a panel per message with the fold's sections
+    marked (as the compile ``trace`` planned them), then the sections table."""
+    _print_header(console, loaded, report)
     parts = trace.fold.parts.sections() if trace.fold is not None else []
+    messages: list[dict[str, Any]] = report["messages"]
+    for i, message in enumerate(messages):
+        folded = parts if i == trace.fold_message_index else []
+        console.print(_message_panel(i, message, report, folded))
+    console.print(_sections_table(report, has_system=bool(trace.parts.system)))
+    console.print(Text(f"tokens: {ENCODING}, counted offline", style="dim"))
 
+
+def _print_header(console: Console, loaded: LoadedBranch, report: dict[str, Any]) -> None:
     header = Text()
     header.append("lionagi-turns compile ", style="bold")
     header.append_text(inert_text(loaded.path))
     console.print(Rule(header))
     facts = Text()
     facts.append(f"view: {loaded.view_name} ({len(loaded.view)} records) · ")
-    facts.append(f"system: {'yes' if system is not None else 'no'} · ")
-    facts.append(f"context blocks: {request_blocks} · ")
-    facts.append(f"{len(messages)} message(s) to send")
+    facts.append(f"system: {'yes' if loaded.branch.msgs.system is not None else 'no'} · ")
+    facts.append(f"context blocks: {report['sections']['context_blocks']['count']} · ")
+    facts.append(f"{len(report['messages'])} message(s) to send")
     console.print(facts)
     for note in loaded.notes:
         console.print(inert_text(f"note: {note}", "yellow"))
     console.print()
 
-    last = len(messages) - 1
-    for i, message in enumerate(messages):
-        role = message["role"]
-        tags = []
-        if i == fold_index:
-            tags.append("fold: " + " + ".join(label for label, _ in parts))
-        if i == last:
-            tags.append(
-                "current turn (placeholder; pass --instruction TEXT)"
-                if report["instruction_is_placeholder"]
-                else "current turn"
-            )
-        else:
-            tags.append("history")
-        text, images = text_of(message["content"])
-        size = {"characters": len(text), "tokens": count_tokens(text), "images": images}
 
-        def labels_for(lines: list[str], i: int = i) -> dict[int, str]:
-            if i != fold_index or not parts:
-                return {}
-            return _fold_labels(lines, parts) or {}
+def _message_panel(
+    i: int, message: dict[str, Any], report: dict[str, Any], folded: list[tuple[str, str]]
+) -> Panel:
+    """Message ``i``'s panel; ``folded`` are the fold's parts when it carries the fold."""
+    role = message["role"]
+    current = i == len(report["messages"]) - 1
+    tags = ["fold: " + " + ".join(label for label, _ in folded)] if folded else []
+    if not current:
+        tags.append("history")
+    elif report["instruction_is_placeholder"]:
+        tags.append("current turn (placeholder; pass --instruction TEXT)")
+    else:
+        tags.append("current turn")
+    text, images = text_of(message["content"])
+    size = {"characters": len(text), "tokens": count_tokens(text), "images": images}
 
-        title = Text.assemble((f"[{i}] {inert(role)}", "bold"), f"  {' · '.join(tags)}")
-        border = "yellow" if i == last else ("blue" if role == "user" else "green")
-        console.print(
-            Panel(
-                _message_body(message["content"], labels_for),
-                title=title,
-                title_align="left",
-                subtitle=_size_note(size),
-                subtitle_align="right",
-                border_style=border,
-            )
-        )
+    def labels_for(lines: list[str]) -> dict[int, str]:
+        return (_fold_labels(lines, folded) or {}) if folded else {}
 
+    return Panel(
+        _message_body(message["content"], labels_for),
+        title=Text.assemble((f"[{i}] {inert(role)}", "bold"), f"  {' · '.join(tags)}"),
+        title_align="left",
+        subtitle=_size_note(size),
+        subtitle_align="right",
+        border_style="yellow" if current else ("blue" if role == "user" else "green"),
+    )
+
+
+def _sections_table(report: dict[str, Any], *, has_system: bool) -> Table:
     table = Table(title="Sections", title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("section")
     table.add_column("characters", justify="right")
     table.add_column("tokens", justify="right")
     table.add_column("notes")
     sections = report["sections"]
+    blocks = sections["context_blocks"]["count"]
     notes = {
-        "system": (
-            "folded into the first instruction" if trace.parts.system else "no system message"
-        ),
+        "system": "folded into the first instruction" if has_system else "no system message",
         "context_blocks": (
-            f"{request_blocks} block(s), D3 JSON envelope"
-            if request_blocks
+            f"{blocks} block(s), D3 JSON envelope"
+            if blocks
             else "none (add some with --context NAME=TEXT)"
         ),
         "guidance": "the fold target's own guidance",
@@ -302,5 +301,4 @@ def render_compile(
     for name, size in sections.items():
         extra = f" · {size['images']} image(s)" if size.get("images") else ""
         table.add_row(name, f"{size['characters']:,}", f"{size['tokens']:,}", notes[name] + extra)
-    console.print(table)
-    console.print(Text(f"tokens: {ENCODING}, counted offline", style="dim"))
+    return table
