@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi.protocols.messages import Instruction, MessageRole
 
-from ._compiler import _check_request, _guard_current_turn
+from ._compiler import _assistant_text, _check_request, _guard_current_turn
 from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
 from ._durable import durable_instruction
 from ._envelope import encode_context_section
@@ -49,6 +49,7 @@ from ._fold import fold_text
 from ._history import AssistantTurn, InstructionTurn, project_history, select_ids
 from ._render import own_copy as _own
 from ._render import render_instruction
+from ._values import naming_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -242,17 +243,13 @@ def compile_cached(
     started: SentRecord | None = None
     for turn in projection.turns:
         if isinstance(turn, AssistantTurn):
-            text = "\n\n".join(m.content.assistant_response for m in turn.messages)
-            rendered.add(MessageRole.ASSISTANT, text)
+            rendered.add(MessageRole.ASSISTANT, _assistant_text(turn))
         elif isinstance(turn, InstructionTurn):
             record = read_record(turn.message)
-            try:
+            with naming_record(
+                f"history position {turn.position}, instruction id {turn.message.id}"
+            ):
                 durable = _cache.render_durable(turn.message, turn.results, turn.sources)
-            except ValueError as exc:
-                raise ValueError(
-                    f"{exc} (history position {turn.position}, instruction id "
-                    f"{turn.message.id})"
-                ) from exc
             if record is not None:
                 last = record
                 if started is None and record.blocks is not None:
@@ -270,9 +267,9 @@ def compile_cached(
 
     content = request.instruction.content
     section = encode_context_section(later)
-    fold = fold_text("", section, content.guidance)
     refs = _tool_refs(list(request.tool_schemas), registered)
-    try:
+    with naming_record(f"current instruction, id {request.instruction.id}"):
+        fold = fold_text("", section, content.guidance)
         current = render_instruction(
             content,
             results=projection.pending,
@@ -283,8 +280,6 @@ def compile_cached(
             structure=request.structure,
         )
         durable_current = render_instruction(content, results=projection.pending)
-    except ValueError as exc:
-        raise ValueError(f"{exc} (current instruction, id {request.instruction.id})") from exc
     rendered.current_rendered = current
     rendered.add(MessageRole.USER, _own(current))
     _guard_current_turn(content, current)
@@ -315,7 +310,8 @@ def compile_cached(
         prefix=digests[-1],
         changes=changes,
     )
-    instruction: Instruction = durable_instruction(request.instruction)
+    with naming_record(f"current instruction, id {request.instruction.id}"):
+        instruction: Instruction = durable_instruction(request.instruction)
     instruction.metadata[RECORD_KEY] = record.to_metadata()
     compiled = CompiledChatRequest(
         instruction=instruction, messages=messages, provider_kwargs=request.provider_kwargs
