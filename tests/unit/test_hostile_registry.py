@@ -12,7 +12,7 @@ from lionagi import Branch
 from lionagi_turns import TurnRequest
 from lionagi_turns.characterize import REGISTRY, compare, registry_entry
 
-from ._support import add_assistant, add_instruction, branch
+from ._support import add_action_pair, add_assistant, add_instruction, branch
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
 
@@ -104,3 +104,36 @@ def test_refused_values_does_not_absorb_another_error() -> None:
     assert result.ok  # equivalent errors: lionagi refuses the scheme with the same text
     assert "refused-values" not in result.entries
     assert registry_entry("refused-values").adr_clause == "D2.5"
+
+
+class _EqRaises(dict):  # type: ignore[type-arg]
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("eq")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def test_refused_folded_results_are_explained() -> None:
+    b = branch()
+    add_instruction(b, "q")
+    add_assistant(b, "a")
+    add_action_pair(b, "lookup", {"term": "x"}, output={"rows": {"b", "a"}})
+    result = compare(b, TurnRequest(instruction=b.msgs.create_instruction(instruction="now")))
+    assert result.ok, result.unexplained
+    assert result.entries == ("refused-values",)
+    assert result.compiled_error is not None
+    assert result.compiled_error.startswith("TypeError: folded action result 0['output']['rows']")
+
+    c = branch()
+    add_instruction(c, "q")
+    add_assistant(c, "a")
+    add_action_pair(c, "lookup", {"term": "x"}, output=1)
+    ins = c.msgs.create_instruction(instruction="now", context=["seed"])
+    list.clear(ins.content.prompt_context)
+    list.append(ins.content.prompt_context, _EqRaises(a=1))
+    result = compare(c, TurnRequest(instruction=ins))
+    assert result.ok, result.unexplained
+    assert result.entries == ("refused-values",)
+    assert result.compiled_error is not None and "raised RuntimeError when compared" in (
+        result.compiled_error
+    )

@@ -14,10 +14,15 @@ from lionagi._errors import NotFoundError
 from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.validators import validate_image_url
 
-from .._history import CONSECUTIVE_INSTRUCTIONS, HistoryError, UnknownMessageTypeError
+from .._history import (
+    CONSECUTIVE_INSTRUCTIONS,
+    HistoryError,
+    InstructionTurn,
+    UnknownMessageTypeError,
+)
 from .._parts import check_image_detail, http_url, image_part
 from .._providers import check_image_hosts
-from .._values import check_value
+from .._values import check_value, merge_results
 from ._facts import _Facts, _State, _Step
 from .legacy import legacy_messages_for_view
 
@@ -191,12 +196,19 @@ def refused_value(facts: _Facts, state: _State) -> _Step | None:
 
 def _rule_refusals(facts: _Facts) -> list[str]:
     """The text of every refusal the value and image rules give for the view's instructions,
-    the current one and the request's call options."""
-    pile = facts.pile
-    contents = [m.content for m in map(pile.get, facts.view) if isinstance(m, Instruction)]
-    contents.append(facts.request.instruction.content)
+    the current one, the action results folded into them and the request's call options."""
+    folded = [
+        (turn.message.content, turn.results)
+        for turn in facts.projection.turns
+        if isinstance(turn, InstructionTurn)
+    ]
+    folded.append((facts.request.instruction.content, facts.projection.pending))
     checks: list[Any] = []
-    for content in contents:
+    for content, results in folded:
+        for index, result in enumerate(results):
+            checks.append(lambda r=result, i=index: check_value(r, f"folded action result {i}"))
+        if results:
+            checks.append(lambda c=content, r=results: merge_results(c.prompt_context, r))
         checks.append(lambda c=content: check_image_detail(c.image_detail))
         checks.append(lambda c=content: check_value(c.prompt_context, "prompt_context"))
         for name in ("instruction", "guidance"):
