@@ -24,6 +24,14 @@ Used when the call's endpoint places the prompt cache (lionagi's
 - ``CacheLayout.previous_end``: the index of the previous request's last message in this
   request, when the messages kept its prefix; the adapter places the lookback mark from it (D5).
 
+The compile is the compiler's own pipeline (``compile_traced``) under a ``CompileProfile``
+whose options say this: the system is not folded (``fold_system=False``), a later call's new
+blocks fold into the current instruction (``fold_target="current"``, ``envelope``), the current
+instruction renders tool references and response sections (``current_options``), a historical
+instruction sends its recorded text (``history_text``), and the stable segment is
+``stable_blocks``. Selection, the kind and ordering rules, their errors, the ReAct step and the
+empty-turn guard are the compiler's.
+
 Purity: nothing stored is written; the record is attached to the compiled (new) instruction
 only, which lionagi records after a successful call.
 """
@@ -37,18 +45,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
-from lionagi.protocols.messages import Instruction, MessageRole
+from lionagi.protocols.messages import Instruction
 
-from ._compiler import _assistant_text, _check_request, _guard_current_turn
-from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
-from ._durable import durable_instruction
+from ._compiler import compile_traced
+from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
 from ._envelope import encode_context_section
-from ._fast import cache as _cache
 from ._fast.yaml import minimal_yaml
-from ._fold import fold_text
-from ._history import AssistantTurn, InstructionTurn, project_history, select_ids
-from ._render import own_copy as _own
-from ._render import render_instruction
+from ._history import InstructionTurn, select_ids
+from ._profile import CompileProfile
+from ._render import CallOptions, own_copy, render_instruction
 from ._values import naming_record
 
 if TYPE_CHECKING:
@@ -204,87 +209,56 @@ def _prefix_digests(messages: Sequence[Any]) -> list[str]:
     return out
 
 
-class _Rendered:
-    """The compiled messages being built and the current instruction's rendering."""
-
-    __slots__ = ("current_rendered", "out")
-
-    def __init__(self) -> None:
-        self.out: list[CompiledMessage] = []
-        self.current_rendered: Any = None
-
-    def add(self, role: MessageRole, content: Any) -> None:
-        if content:
-            self.out.append(CompiledMessage(role=role, content=content))
-
-
 def compile_cached(
     branch: Branch, request: TurnRequest, tool_schemas: Sequence[Any] | None
 ) -> CachedCompile:
-    """Compile ``request`` under the prompt-cache profile (module rules). ``tool_schemas`` is
-    the conversation's tool set (``branch.acts.schema_list``); None takes the stable segment
-    as last recorded (a saved branch holds no tool functions; the system text alone when
-    nothing was recorded). Raises what ``compile_chat_request`` raises, before producing any
-    output."""
-    _check_request(request)
-    projection = project_history(branch, select_ids(branch, request.progression))
-    projection.raise_first()
+    """Compile ``request`` under the prompt-cache profile (module rules) through the compiler's
+    profile seam (``compile_traced``). ``tool_schemas`` is the conversation's tool set
+    (``branch.acts.schema_list``); None takes the stable segment as last recorded (a saved
+    branch holds no tool functions; the system text alone when nothing was recorded). Raises
+    what ``compile_chat_request`` raises, before producing any output."""
+    records = _view_records(branch, request)
+    last = records[-1] if records else None
+    started = next((r for r in records if r.blocks is not None), None)
 
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     schemas = list(tool_schemas or ())
     stable = tuple(s for s in (system_text, tool_section(schemas)) if s)
     if tool_schemas is None:
-        stable = _recorded_stable(projection.turns) or tuple(s for s in (system_text,) if s)
+        recorded = next((r.stable_blocks for r in reversed(records) if r.stable_blocks), None)
+        stable = recorded or tuple(s for s in (system_text,) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
 
-    rendered = _Rendered()
-    last: SentRecord | None = None
-    started: SentRecord | None = None
-    for turn in projection.turns:
-        if isinstance(turn, AssistantTurn):
-            rendered.add(MessageRole.ASSISTANT, _assistant_text(turn))
-        elif isinstance(turn, InstructionTurn):
-            record = read_record(turn.message)
-            with naming_record(
-                f"history position {turn.position}, instruction id {turn.message.id}"
-            ):
-                durable = _cache.render_durable(turn.message, turn.results, turn.sources)
-            if record is not None:
-                last = record
-                if started is None and record.blocks is not None:
-                    started = record
-            sent = record.text if record is not None and record.basis == _digest(durable) else None
-            rendered.add(MessageRole.USER, _own(sent) if sent is not None else durable)
-
-    conversation_blocks = started.blocks if started is not None and started.blocks else ()
-    if started is None:
-        conversation_blocks = request.context_blocks
-        later: tuple[ContextBlock, ...] = ()
-    else:
+    conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
+    later: tuple[ContextBlock, ...] = ()
+    if started is not None:
+        conversation_blocks = started.blocks or ()
         later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
-    content = request.instruction.content
-    section = encode_context_section(later)
-    refs = _tool_refs(list(request.tool_schemas), registered)
-    with naming_record(f"current instruction, id {request.instruction.id}"):
-        fold = fold_text("", section, content.guidance)
-        current = render_instruction(
-            content,
-            results=projection.pending,
-            fold=fold,
-            section=section,
-            tool_schemas=refs,
-            response_format=request.response_format,
-            structure=request.structure,
-        )
-        durable_current = render_instruction(content, results=projection.pending)
-    rendered.current_rendered = current
-    rendered.add(MessageRole.USER, _own(current))
-    _guard_current_turn(content, current)
+    def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
+        refs = _tool_refs(list(request.tool_schemas), registered)
+        return CallOptions(refs, request.response_format, request.structure)
 
-    messages = tuple(rendered.out)
+    profile = CompileProfile(
+        name="adr-0127",
+        fold_system=False,
+        fold_context=bool(later),
+        fold_target="current",
+        envelope=lambda blocks: encode_context_section(later),
+        stable_blocks=lambda branch, request: stable,
+        current_options=current_options,
+        history_text=_as_sent,
+    )
+    trace = compile_traced(branch, request, profile=profile)
+    current = trace.rendered[-1].content
+    with naming_record(f"current instruction, id {request.instruction.id}"):
+        durable_current = render_instruction(
+            request.instruction.content, results=trace.projection.pending
+        )
+
+    messages = trace.compiled.messages
     digests = _prefix_digests(messages)
     stable_digest, conversation_digest = _digest(stable), _digest(conversation)
     previous_end = None
@@ -298,10 +272,9 @@ def compile_cached(
         )
         if kept and last.messages:
             previous_end = last.messages - 1
-    stable_changed = last is None or changes.stable
     record = SentRecord(
-        stable_blocks=stable if stable_changed else None,
-        text=_own(current),
+        stable_blocks=stable if last is None or changes.stable else None,
+        text=own_copy(current),
         basis=_digest(durable_current),
         stable=stable_digest,
         conversation=conversation_digest,
@@ -310,22 +283,28 @@ def compile_cached(
         prefix=digests[-1],
         changes=changes,
     )
-    with naming_record(f"current instruction, id {request.instruction.id}"):
-        instruction: Instruction = durable_instruction(request.instruction)
-    instruction.metadata[RECORD_KEY] = record.to_metadata()
-    compiled = CompiledChatRequest(
-        instruction=instruction, messages=messages, provider_kwargs=request.provider_kwargs
-    )
+    trace.compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
     return CachedCompile(
-        compiled, CacheLayout(stable, conversation, previous_end, changes), record
+        trace.compiled, CacheLayout(stable, conversation, previous_end, changes), record
     )
 
 
-def _recorded_stable(turns: Sequence[Any]) -> tuple[str, ...] | None:
-    """The stable segment as the latest record carrying it has it."""
-    for turn in reversed(turns):
-        if isinstance(turn, InstructionTurn):
-            record = read_record(turn.message)
-            if record is not None and record.stable_blocks is not None:
-                return record.stable_blocks
-    return None
+def _view_records(branch: Branch, request: TurnRequest) -> list[SentRecord]:
+    """The records of the view's instructions, oldest first (ids the compiler will refuse are
+    skipped here; ``compile_traced`` raises for them)."""
+    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    out = []
+    for uuid in select_ids(branch, request.progression):
+        message = pile.get(uuid)
+        if isinstance(message, Instruction) and (record := read_record(message)) is not None:
+            out.append(record)
+    return out
+
+
+def _as_sent(branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
+    """A historical instruction as it was sent, while its durable rendering is the recorded
+    one; its durable rendering otherwise (an edited record: a history rewrite)."""
+    record = read_record(turn.message)
+    if record is not None and record.basis == _digest(rendered):
+        return own_copy(record.text)
+    return rendered

@@ -211,6 +211,8 @@ def _plan_fold(
     target = next(
         (i for i, t in enumerate(projection.turns) if isinstance(t, InstructionTurn)), None
     )
+    if profile.fold_target == "current":
+        target = None
     turn = projection.turns[target] if target is not None else None
     content = turn.message.content if isinstance(turn, InstructionTurn) else None
     guidance = (content if content is not None else request.instruction.content).guidance
@@ -274,6 +276,8 @@ def _render(
                     content = plan.rendered
                 else:
                     content = _render_history(branch, turn, profile, None)[0]
+                    if profile.history_text is not None:
+                        content = profile.history_text(branch, turn, content)
                 add("history", MessageRole.USER, content, turn, folded)
             case unreachable:
                 assert_never(unreachable)

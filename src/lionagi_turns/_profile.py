@@ -13,12 +13,19 @@ What an option may change (pass in brackets):
 - ``fold_system`` / ``fold_context`` [plan fold]: whether the system text / the context
   section are folded into the first instruction. A part not folded is still on the trace
   (``Trace.parts``) for the profile to place (e.g. as a system block).
+- ``fold_target`` [plan fold]: ``"first"`` (seed) folds into the first retained instruction,
+  ``"current"`` into the current one (ADR-0127 D4: a block returned on a later call joins that
+  call's turn segment, so no earlier message changes).
 - ``envelope`` [plan fold]: the context-section encoder (D3; Amendment 1 adds a key).
 - ``stable_blocks`` [finish]: text blocks the provider receives outside ``messages`` (ADR-0127:
   the system text, the Branch's tool section), on ``Trace.stable_blocks``.
 - ``current_options`` / ``history_options`` [render]: the call options the current and each
   historical instruction render with (ADR-0127: tool references by name, response sections
   kept). ``history_options`` returning None means the durable view (seed).
+- ``history_text`` [render]: ``(branch, turn, rendered) -> content`` replaces a historical
+  instruction's rendering (not the fold target's); None (seed) sends the rendering. ADR-0127
+  D2 uses it to send what the instruction was sent as, kept on its record's metadata, while
+  its durable rendering is unchanged.
 - ``results_section`` [render]: render an instruction's action results as a section after its
   content (``(results, prompt_context) -> text``) instead of merging them into its context.
 
@@ -32,7 +39,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._contracts import ContextBlock, TurnRequest
 from ._envelope import encode_context_section
@@ -68,11 +75,13 @@ class CompileProfile:
     bound: Callable[[Projection, TurnRequest], Projection] | None = None
     fold_system: bool = True
     fold_context: bool = True
+    fold_target: Literal["first", "current"] = "first"
     envelope: Callable[[Sequence[ContextBlock]], str] = encode_context_section
     stable_blocks: Callable[[Branch, TurnRequest], tuple[str, ...]] = _no_blocks
     current_options: Callable[[Branch, TurnRequest], CallOptions] = _request_options
     history_options: Callable[[Branch, InstructionTurn], CallOptions | None] = _durable_only
     results_section: Callable[[Sequence[dict[str, Any]], Sequence[Any]], str] | None = None
+    history_text: Callable[[Branch, InstructionTurn, Any], Any] | None = None
 
 
 SEED_PROFILE = CompileProfile(name="adr-0007")
