@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from lionagi import Branch
 
 from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, MAX_DEPTH
@@ -431,3 +433,82 @@ def test_a_file_name_that_is_not_utf8_is_shown_escaped(run_cli, tmp_path: Path) 
     assert out.stdout.isascii() and out.json()["path"] == str(path)  # the same value, escaped
     missing = assert_bad_input(run_cli("check", str(tmp_path / os.fsdecode(b"gone-\xfe.json"))))
     assert "gone-\\udcfe.json" in missing
+
+
+# --------------------------------------------------------------------------- mutated branches
+
+_MUTATIONS = [None, True, 0, -1, 1.5, 10**20, "", "x", "\x1b[2J", [], {}, [1, "a"], {"a": None},
+              "00000000-0000-0000-0000-000000000000", "not-a-uuid", {"instruction": None},
+              "lionagi.protocols.messages.instruction.Instruction", {"lion_class": "x"}]
+_DELETE = object()
+
+
+def _paths(value: Any, trail: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [trail] if trail else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(
+        value, list
+    ) else ()
+    for key, item in items:
+        out.extend(_paths(item, (*trail, key)))
+    return out
+
+
+_SUPPORT_DATA = json.loads(SUPPORT.read_text(encoding="utf-8"))
+_SUPPORT_PATHS = _paths(_SUPPORT_DATA)
+
+
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    edits=st.lists(
+        st.tuples(
+            st.integers(0, len(_SUPPORT_PATHS) - 1),
+            st.sampled_from([*_MUTATIONS, _DELETE]),
+        ),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_mutated_branch_never_fails_internally(run_cli, tmp_path_factory, edits) -> None:
+    """Any value of a saved branch replaced or deleted: every command exits 0, 1 or 2, with at
+    most one stderr line (exactly one for 1 and 2), never an internal error."""
+    data = json.loads(json.dumps(_SUPPORT_DATA))
+    for index, value in edits:
+        *parents, last = _SUPPORT_PATHS[index]
+        target: Any = data
+        try:
+            for key in parents:
+                target = target[key]
+            if value is _DELETE:
+                del target[last]
+            else:
+                target[last] = value
+        except (KeyError, IndexError, TypeError):
+            continue
+    path = tmp_path_factory.mktemp("mutated") / "branch.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for args in (("compile", "--format", "json"), ("check", "--format", "json"), ("diff",)):
+        run = run_cli(args[0], str(path), *args[1:])
+        lines = run.stderr.splitlines()
+        assert run.code in (0, 1, 2), (args, run.code, run.stderr)
+        assert len(lines) <= 1, (args, run.stderr)
+        assert len(lines) == {0: 0, 2: 1}.get(run.code, len(lines)), (args, run.stderr)
+        assert "internal error" not in run.stderr and "Traceback" not in run.stderr
+
+
+def test_system_that_lionagi_cannot_render_is_rejected_by_every_command(
+    run_cli, tmp_path: Path
+) -> None:
+    """Found by the mutation test: a stored system whose text is null makes lionagi's own
+    ``System.rendered`` raise TypeError; compile and diff exit 1 with one line, check lists it."""
+    data = json.loads(SUPPORT.read_text(encoding="utf-8"))
+    data["messages"]["collections"][0]["content"]["system_message"] = None
+    data["system"]["content"]["system_message"] = None
+    path = tmp_path / "null-system.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    for command in ("compile", "diff"):
+        run = run_cli(command, str(path))
+        assert run.code == 1, run.stderr
+        assert len(run.stderr.splitlines()) == 1 and "TypeError" in run.stderr
+    check = run_cli("check", str(path), "--format", "json")
+    assert check.code == 1
+    assert [d["kind"] for d in check.json()["defects"]] == ["compile_error"]

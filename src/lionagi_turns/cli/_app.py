@@ -238,6 +238,8 @@ def diff_command(
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
     try:
         report = diff_report(loaded, instruction, blocks)
+    except (ValueError, TypeError) as exc:  # lionagi cannot even render a record of it
+        compile_error(loaded, exc)
     except RecursionError:
         raise _too_deep(path) from None
     render_diff(console(), report)
