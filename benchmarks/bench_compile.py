@@ -2,7 +2,7 @@
 
 Run from the repository root, in the project's virtualenv::
 
-    python benchmarks/bench_compile.py            # full: 100, 1,000, 10,000 messages, 3 runs
+    python benchmarks/bench_compile.py            # full: 100 .. 100,000 messages, memory pass
     python benchmarks/bench_compile.py --smoke    # CI: tiny branches, 1 run, checks only
     python benchmarks/bench_compile.py --check    # full, and exit 1 if a target is missed
 
@@ -18,12 +18,18 @@ in process CPU time (``time.process_time``; ``--wall`` for wall time), which oth
 a shared machine disturb far less.
 
 Printed: min/median/max milliseconds per path, the compiled/legacy ratios (min/median/max over
-the paired runs), microseconds per message (linear growth shows as a flat column), and peak
+the paired runs), microseconds per message (linear growth shows as a flat column), peak
 traced memory of one cold and one warm call per path (a separate, untimed pass under
-tracemalloc). Before timing, every size checks that the compiled messages equal those compiled
-with the fast path off and equal legacy's after the first message (the fold target, whose
-separators differ by design): any difference exits with status 1, as does any exception.
-Targets (``--check``), at 1,000 messages and up: cold median ratio <= 0.5, warm <= 0.2.
+tracemalloc), and the render cache's memory over many branches created and dropped
+(``--branches``, 1,000 branches of 100 messages by default). Before timing, every size checks
+that the compiled messages equal those compiled with the fast path off and equal legacy's
+after the first message (the fold target, whose separators differ by design): any difference
+exits with status 1, as does any exception.
+
+Targets (``--check``): at 1,000 and 10,000 messages the median compiled/legacy ratio is at most
+0.15 cold and 0.015 warm (the next turn); compiled cost per message grows at most
+``LINEAR_SLACK`` times from 1,000 messages to the largest size measured; after the branch
+churn the cache holds no entry and at most one entry per live instruction was ever held.
 """
 
 from __future__ import annotations
@@ -51,10 +57,14 @@ from lionagi.operations.types import ChatParam
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns._fast.cache import no_fast_path
+from lionagi_turns._fast import cache as _cache
+from lionagi_turns._fast.switch import no_fast_path
 
-TARGETS = {"cold": 0.5, "warm": 0.2}
-TARGET_MIN_SIZE = 1000
+TARGETS = {"cold": 0.15, "warm": 0.015}
+TARGET_SIZES = (1000, 10000)
+LINEAR_FROM = 1000
+LINEAR_SLACK = 2.0
+LARGE = 100_000  # sizes from here on run --large-runs times (legacy takes seconds per call)
 
 Messages = list[dict[str, Any]]
 Call = Callable[[Branch, Instruction], Messages]
@@ -110,7 +120,7 @@ def _traced(call: Call, branch: Branch, instruction: Instruction) -> int:
     return tracemalloc.get_traced_memory()[1] - base
 
 
-def _release(branch: Branch) -> None:
+def _release(branch: Branch | None) -> None:
     """Let ``branch`` be freed. lionagi 0.36 keeps every Branch alive through an unbounded
     ``functools.cache`` on ``is_coro_func`` (it caches the branch's bound hook methods); clearing
     it here keeps old branches from piling up and slowing later measurements."""
@@ -165,19 +175,19 @@ def _mmm(values: list[float], scale: float = 1.0) -> str:
 
 
 def run(
-    sizes: list[int], runs: int, memory: bool
+    sizes: list[int], runs: int, large_runs: int, memory: bool
 ) -> tuple[dict[int, dict[str, Sample]], list[str]]:
     results: dict[int, dict[str, Sample]] = {}
     problems: list[str] = []
     for size in sizes:
         problems.extend(check_outputs(size))
         samples = {name: Sample() for name in PATHS}
-        for index in range(runs):
+        for index in range(large_runs if size >= LARGE else runs):
             order = list(PATHS) if index % 2 == 0 else list(PATHS)[::-1]  # alternate who's first
             for name, (cold, warm) in _one_run(size, order, _timed).items():
                 samples[name].cold.append(cold)
                 samples[name].warm.append(warm)
-        if memory:
+        if memory and size < LARGE:
             tracemalloc.start()
             for name, (cold, warm) in _one_run(size, list(PATHS), _traced).items():
                 samples[name].peak_cold, samples[name].peak_warm = cold, warm
@@ -187,42 +197,128 @@ def run(
     return results, problems
 
 
-def report(results: dict[int, dict[str, Sample]], memory: bool) -> list[str]:
-    """Print the tables; return the targets missed (sizes >= TARGET_MIN_SIZE)."""
+@dataclass
+class Churn:
+    """The render cache over many branches created, compiled (cold and next turn), dropped."""
+
+    branches: int
+    size: int
+    most_entries: int = 0  # largest cache size seen while a branch was live
+    live_instructions: int = 0  # instructions of that live branch
+    entries_after: int = 0  # cache size after the last branch was dropped and one collection
+    retained_kib: float = 0.0  # traced memory after the churn, above the start
+    per_branch_kib: float = 0.0  # peak traced memory above the start, while a branch was live
+
+
+def churn(branches: int, size: int) -> Churn:
+    """Create, compile and drop ``branches`` branches of ``size`` messages, one at a time,
+    under tracemalloc; one collection after each drop."""
+    result = Churn(branches, size)
+    _release(None)
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    peak = 0
+    for _ in range(branches):
+        branch = workload.build_branch(size)
+        turn = workload.turns_recorded(branch)
+        first = workload.next_instruction(branch, turn)
+        compiled_call(branch, first)
+        workload.append_turn(branch, first, turn)
+        compiled_call(branch, workload.next_instruction(branch, turn + 1))
+        entries = _cache.cache_size()
+        if entries > result.most_entries:
+            result.most_entries = entries
+            result.live_instructions = workload.turns_recorded(branch)
+        peak = max(peak, tracemalloc.get_traced_memory()[0] - base)
+        del branch, first
+        _release(None)
+    result.entries_after = _cache.cache_size()
+    result.retained_kib = (tracemalloc.get_traced_memory()[0] - base) / 1024
+    result.per_branch_kib = peak / 1024
+    tracemalloc.stop()
+    return result
+
+
+def _ratios(samples: dict[str, Sample], phase: str) -> list[float]:
+    legacy = getattr(samples["legacy"], phase)
+    compiled = getattr(samples["compiled"], phase)
+    return [c / lg for c, lg in zip(compiled, legacy, strict=True)]
+
+
+def report(
+    results: dict[int, dict[str, Sample]], memory: bool, churned: Churn | None
+) -> list[str]:
+    """Print the tables; return the targets missed."""
     missed: list[str] = []
     print(f"\n{_clock.__name__} per call in ms (min / median / max)")
     print(f"{'messages':>8} {'path':>8} | {'cold':^29} | {'warm':^29} | us/msg cold  warm")
     for size, samples in results.items():
         for name, s in samples.items():
             cold_us = statistics.median(s.cold) / size * 1e6
-            per = f"{cold_us:8.1f} {statistics.median(s.warm) / size * 1e6:6.1f}"
+            per = f"{cold_us:8.2f} {statistics.median(s.warm) / size * 1e6:6.2f}"
             print(f"{size:>8} {name:>8} | {_mmm(s.cold, 1e3)} | {_mmm(s.warm, 1e3)} | {per}")
     print(
         "\ncompiled / legacy ratio per paired run (min / median / max); "
-        "target cold <= 0.5, warm <= 0.2"
+        f"target at {', '.join(map(str, TARGET_SIZES))} messages: "
+        f"cold <= {TARGETS['cold']}, warm <= {TARGETS['warm']} (median)"
     )
     for size, samples in results.items():
         row = []
         for phase in ("cold", "warm"):
-            legacy = getattr(samples["legacy"], phase)
-            compiled = getattr(samples["compiled"], phase)
-            ratios = [c / lg for c, lg in zip(compiled, legacy, strict=True)]
+            ratios = _ratios(samples, phase)
             mid = statistics.median(ratios)
-            row.append(f"{phase} {min(ratios):.3f} / {mid:.3f} / {max(ratios):.3f}")
-            if size >= TARGET_MIN_SIZE and statistics.median(ratios) > TARGETS[phase]:
-                missed.append(
-                    f"{size} messages {phase}: median ratio {statistics.median(ratios):.3f} "
-                    f"> {TARGETS[phase]}"
-                )
+            row.append(f"{phase} {min(ratios):.4f} / {mid:.4f} / {max(ratios):.4f}")
+            if size in TARGET_SIZES and mid > TARGETS[phase]:
+                missed.append(f"{size} messages {phase}: median ratio {mid:.4f} > {TARGETS[phase]}")
         print(f"{size:>8}  " + "   ".join(row))
+    missed.extend(_linearity(results))
     if memory:
         print("\npeak traced memory of one call, KiB (cold / warm)")
         for size, samples in results.items():
+            if not samples["legacy"].peak_cold:
+                continue
             cells = "   ".join(
                 f"{name} {s.peak_cold / 1024:9.0f} / {s.peak_warm / 1024:8.0f}"
                 for name, s in samples.items()
             )
             print(f"{size:>8}  {cells}")
+    if churned is not None:
+        c = churned
+        print(
+            f"\nrender cache over {c.branches} branches of {c.size} messages, each compiled "
+            "(cold + next turn) and dropped, one collection after each drop:"
+        )
+        print(
+            f"  most entries while a branch was live {c.most_entries} "
+            f"(that branch had {c.live_instructions} instructions); entries after the last "
+            f"drop {c.entries_after}; peak traced {c.per_branch_kib:.0f} KiB; retained after "
+            f"the churn {c.retained_kib:.0f} KiB"
+        )
+        if c.entries_after or c.most_entries > c.live_instructions:
+            missed.append(
+                f"render cache: {c.entries_after} entries left after the churn, at most "
+                f"{c.most_entries} for {c.live_instructions} live instructions"
+            )
+    return missed
+
+
+def _linearity(results: dict[int, dict[str, Sample]]) -> list[str]:
+    """Compiled median cost per message from LINEAR_FROM to the largest size."""
+    sizes = [s for s in results if s >= LINEAR_FROM]
+    if len(sizes) < 2:
+        return []
+    low, high = min(sizes), max(sizes)
+    missed = []
+    print(f"\ncompiled cost per message, {high} vs {low} messages (linear: <= {LINEAR_SLACK}x)")
+    for phase in ("cold", "warm"):
+        per = {
+            size: statistics.median(getattr(results[size]["compiled"], phase)) / size
+            for size in (low, high)
+        }
+        growth = per[high] / per[low]
+        print(f"  {phase}: {per[low] * 1e6:.2f} -> {per[high] * 1e6:.2f} us/msg ({growth:.2f}x)")
+        if growth > LINEAR_SLACK:
+            missed.append(f"{phase} per-message cost grew {growth:.2f}x from {low} to {high}")
     return missed
 
 
@@ -230,22 +326,30 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, 1 run; checks only")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per size (default 3)")
-    parser.add_argument("--sizes", default="100,1000,10000", help="comma-separated sizes")
-    parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc pass")
+    parser.add_argument(
+        "--large-runs", type=int, default=1, help=f"runs per size >= {LARGE} (default 1)"
+    )
+    parser.add_argument("--sizes", default="100,1000,10000,100000", help="comma-separated sizes")
+    parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc passes")
+    parser.add_argument(
+        "--branches", type=int, default=1000, help="branches in the cache churn (default 1000)"
+    )
     parser.add_argument("--check", action="store_true", help="exit 1 if a target is missed")
     parser.add_argument("--wall", action="store_true", help="time wall clock, not CPU time")
     args = parser.parse_args(argv)
     sizes = [20, 60] if args.smoke else [int(s) for s in args.sizes.split(",") if s]
     runs = 1 if args.smoke else args.runs
-    if runs < 1 or not sizes or min(sizes) < 2:
-        parser.error("--runs must be >= 1 and --sizes positive (>= 2)")
+    branches = 20 if args.smoke else args.branches
+    if runs < 1 or args.large_runs < 1 or not sizes or min(sizes) < 2:
+        parser.error("--runs/--large-runs must be >= 1 and --sizes positive (>= 2)")
 
     global _clock
     _clock = time.perf_counter if args.wall else time.process_time
     os.chdir(tempfile.mkdtemp(prefix="lionagi-turns-bench-cwd-"))  # lionagi reads ./.env
     started = time.perf_counter()
-    results, problems = run(sizes, runs, memory=not args.no_memory)
-    missed = report(results, memory=not args.no_memory)
+    results, problems = run(sizes, runs, args.large_runs, memory=not args.no_memory)
+    churned = None if args.no_memory or branches < 1 else churn(branches, 100)
+    missed = report(results, not args.no_memory, churned)
     print(f"\ntotal {time.perf_counter() - started:.1f} s")
     for problem in problems:
         print(f"OUTPUT MISMATCH: {problem}", file=sys.stderr)

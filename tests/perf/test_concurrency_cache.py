@@ -150,7 +150,8 @@ def test_a_recycled_id_never_matches() -> None:
     ref, _, keep, rendered = _cache._entries[id(msg)]
     stranger = Instruction(content={"instruction": "new"})
     # Forge an entry under the stranger's slot that matches its key but not its identity.
-    _cache._entries[id(stranger)] = (ref, _cache._key(stranger.content, (), ()), keep, rendered)
+    key = _cache._revisions(stranger.content, (), ())
+    _cache._entries[id(stranger)] = (ref, key, keep, rendered)
     assert _cache.render_durable(stranger) == "Instruction: new"
 
 
@@ -159,13 +160,13 @@ def test_warm_compile_renders_only_what_changed(monkeypatch: pytest.MonkeyPatch)
     request = current(convo.branch)
     expected = outcome(convo.branch, request)
     rendered: list[Any] = []
-    real = _cache.render_instruction
+    real = _cache.render_history
 
-    def counting(content: Any, **kwargs: Any) -> Any:
+    def counting(content: Any, results: Any = ()) -> Any:
         rendered.append(content)
-        return real(content, **kwargs)
+        return real(content, results)
 
-    monkeypatch.setattr(_cache, "render_instruction", counting)
+    monkeypatch.setattr(_cache, "render_history", counting)
     assert outcome(convo.branch, request) == expected
     assert rendered == []  # every historical instruction came from the cache
     convo.i2.content.guidance = "changed"

@@ -14,15 +14,30 @@ Cache rules (what makes a hit correct):
   in-place change made through the tracked lists/dicts it wraps content values in, so an
   in-place edit of a stored record (a dict in ``prompt_context``, ``guidance = ...``, an action
   output) is a miss.
+- Content identity is proven without holding the content: an entry keeps a weak reference to
+  the revision callback (a bound method of the content) stored in one of the content's tracked
+  containers; while that callback lives its ``__self__`` is the content, so ``__self__ is
+  message.content`` is an identity test against a live object. A content with no tracked
+  container is never cached (rendered afresh every time).
+- The table holds no strong reference to any lionagi object, so a dropped branch's messages,
+  contents and cache entries all go in the same garbage collection (the contents' own
+  ``_TrackedList`` self-cycles no longer outlive it by a pass). The table's size is at most one
+  entry per live instruction message that has been compiled.
 - A rendering is stored only when none of those contents holds a value whose in-place change
-  lionagi cannot track (``lionagi...message._content_has_untracked_mutable``: e.g. a list inside
-  a tuple, an arbitrary object). Such records are rendered afresh on every compile.
+  lionagi cannot track (``track.trackable``, exactly ``not _content_has_untracked_mutable``:
+  e.g. a list inside a tuple, an arbitrary object). Such records are rendered afresh on every
+  compile.
 - List (multimodal) renderings are deep-copied on the way in and out, so no caller can change
   a cached value.
 - Entries are immutable tuples, replaced whole; lookups need no lock and writes take one, so
   concurrent compiles (threads or asyncio tasks) see either a valid entry or a miss.
 - With the fast path off (``LIONAGI_TURNS_NO_FAST_PATH=1`` or ``no_fast_path()``) the cache is
-  neither read nor written.
+  neither read nor written, and every instruction is rendered by ``render_instruction``.
+
+Limitation: a write that bypasses lionagi's tracking — ``dict.__setitem__(tracked, k, v)``,
+``list.append(tracked, v)``, ``object.__setattr__(content, ...)`` — does not bump
+``_revision``, so the cache (like lionagi's own render cache) keeps serving the old rendering;
+switch the fast path off if code writes records that way (see ``switch``).
 """
 
 from __future__ import annotations
@@ -34,38 +49,60 @@ from collections.abc import Sequence
 from typing import Any
 
 from lionagi.protocols.messages import ActionResponse, Instruction
-from lionagi.protocols.messages.message import _content_has_untracked_mutable
+from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
 
 from .._render import own_copy, render_instruction
+from .history import render_history
 from .switch import ENV_VAR, fast_path_enabled, no_fast_path
+from .track import trackable
 
-__all__ = ("ENV_VAR", "cache_size", "clear", "fast_path_enabled", "no_fast_path", "render_durable")
+__all__ = (
+    "ENV_VAR",
+    "cache_size",
+    "clear",
+    "fast_path_enabled",
+    "no_fast_path",
+    "render_durable",
+)
 
-# id(message) -> (weakref to message, validation key, strong refs to keyed contents, rendering)
-_Entry = tuple["weakref.ReferenceType[Instruction]", tuple[int, ...], tuple[Any, ...], Any]
+_Ref = weakref.ReferenceType
+# id(message) -> (weakref to message, revisions, weakrefs to the contents' anchors, rendering)
+_Entry = tuple["_Ref[Instruction]", tuple[int, ...], tuple["_Ref[Any]", ...], Any]
 _entries: dict[int, _Entry] = {}
 _lock = threading.RLock()  # re-entrant: an eviction callback may fire inside _store
+_TRACKED = (_TrackedList, _TrackedDict)
 
 
 def render_durable(
     message: Instruction,
     results: Sequence[dict[str, Any]] = (),
     sources: Sequence[ActionResponse] = (),
+    *,
+    fast: bool | None = None,
 ) -> Any:
     """The provider-visible rendering of a historical instruction with ``results`` folded in and
     no system/context/guidance fold: exactly ``render_instruction(message.content,
-    results=results)``."""
-    if not fast_path_enabled():
+    results=results)``. ``fast`` is the switch as the caller read it (read here when None)."""
+    if fast is None:
+        fast = fast_path_enabled()
+    if not fast:
         return render_instruction(message.content, results=results)
     content = message.content
-    key = _key(content, results, sources)
+    key = _revisions(content, results, sources)
     if key is not None:
         entry = _entries.get(id(message))
-        if entry is not None and entry[1] == key and entry[0]() is message:
+        if (
+            entry is not None
+            and entry[1] == key
+            and entry[0]() is message
+            and _same_contents(entry[2], content, sources)
+        ):
             return own_copy(entry[3])
-    rendered = render_instruction(content, results=results)
-    if key is not None and _trackable(content, sources):
-        _store(message, key, (content, *(s.content for s in sources)), own_copy(rendered))
+    rendered = render_history(content, results)
+    if key is not None and trackable(content) and all(trackable(s.content) for s in sources):
+        anchors = _anchors(content, sources)
+        if anchors is not None:
+            _store(message, key, anchors, own_copy(rendered))
     return rendered
 
 
@@ -80,42 +117,73 @@ def clear() -> None:
         _entries.clear()
 
 
-def _key(
+def _revisions(
     content: Any, results: Sequence[dict[str, Any]], sources: Sequence[ActionResponse]
 ) -> tuple[int, ...] | None:
-    """``(id, revision)`` of each content the rendering reads, or None when uncacheable."""
+    """The ``_revision`` of each content the rendering reads, or None when uncacheable."""
     if len(results) != len(sources):
         return None
     revision = getattr(content, "_revision", None)
     if type(revision) is not int:
         return None
-    key = [id(content), revision]
+    if not sources:
+        return (revision,)
+    key = [revision]
     for source in sources:
-        source_content = source.content
-        source_revision = getattr(source_content, "_revision", None)
+        source_revision = getattr(source.content, "_revision", None)
         if type(source_revision) is not int:
             return None
-        key.append(id(source_content))
         key.append(source_revision)
     return tuple(key)
 
 
-def _trackable(content: Any, sources: Sequence[ActionResponse]) -> bool:
-    if _content_has_untracked_mutable(content):
+def _anchor(content: Any) -> _Ref[Any] | None:
+    """A weak reference to a revision callback bound to ``content`` and held by one of its
+    tracked containers, or None when it has none."""
+    for name in ("prompt_context", "tool_schemas", "images", "arguments", "output"):
+        value: Any = getattr(content, name, None)
+        if type(value) in _TRACKED:
+            touch = getattr(value, "_touch", None)
+            if getattr(touch, "__self__", None) is content:
+                return weakref.ref(touch)
+    return None
+
+
+def _anchors(content: Any, sources: Sequence[ActionResponse]) -> tuple[_Ref[Any], ...] | None:
+    refs = []
+    for item in (content, *(s.content for s in sources)):
+        ref = _anchor(item)
+        if ref is None:
+            return None
+        refs.append(ref)
+    return tuple(refs)
+
+
+def _same_contents(
+    anchors: tuple[_Ref[Any], ...], content: Any, sources: Sequence[ActionResponse]
+) -> bool:
+    if len(anchors) != len(sources) + 1:
         return False
-    return not any(_content_has_untracked_mutable(s.content) for s in sources)
+    touch = anchors[0]()
+    if touch is None or touch.__self__ is not content:
+        return False
+    for ref, source in zip(anchors[1:], sources, strict=True):
+        touch = ref()
+        if touch is None or touch.__self__ is not source.content:
+            return False
+    return True
 
 
 def _store(
-    message: Instruction, key: tuple[int, ...], keep: tuple[Any, ...], rendered: Any
+    message: Instruction, key: tuple[int, ...], anchors: tuple[_Ref[Any], ...], rendered: Any
 ) -> None:
     slot = id(message)
     ref = weakref.ref(message, functools.partial(_evict, slot))
     with _lock:
-        _entries[slot] = (ref, key, keep, rendered)
+        _entries[slot] = (ref, key, anchors, rendered)
 
 
-def _evict(slot: int, dead: weakref.ReferenceType[Instruction]) -> None:
+def _evict(slot: int, dead: _Ref[Instruction]) -> None:
     with _lock:
         entry = _entries.get(slot)
         if entry is not None and entry[0] is dead:

@@ -7,62 +7,179 @@ Contract:
 - ``instruction_text(content)`` returns exactly ``content._format_text_content()`` for every
   lionagi ``InstructionContent``.
 
-How: after lionagi's own empty-pruning (``_prune``), a value inside the *proven domain* is
-emitted by PyYAML's C emitter (libyaml) configured with lionagi's ``MinimalDumper``
-representers; everything else goes to lionagi's renderer unchanged. The proven domain is the
-set of values for which the C and pure-Python emitters were shown to agree (tests/perf: the
-characterization scenarios plus hypothesis over random nested values):
+How: one walk over the value does lionagi's empty-pruning (``_prune``'s rule: a value that is
+``_is_empty`` before or after pruning is dropped), checks the *proven domain* and produces the
+YAML event stream PyYAML's representer + serializer would produce for the pruned value; the
+events go straight to PyYAML's C emitter (libyaml). Scalars are represented by the very
+representer functions registered on lionagi's ``MinimalDumper`` (through a probe that records
+what they ask for; ``str`` is done inline, proven equal to lionagi's ``_represent_str``) and
+their implicit flags come from ``MinimalDumper``'s implicit-resolver table. Anything outside
+the domain goes to lionagi's ``minimal_yaml`` unchanged (so its errors are lionagi's too).
+
+The proven domain — values for which libyaml and PyYAML's pure-Python emitter were shown to
+agree (tests/perf: the characterization scenarios, fixed edge cases and a differential fuzz
+of >= 20,000 examples in CI):
 
 - the root is a ``dict`` or ``list`` (root scalars get an emitter-specific ``...`` marker);
-- containers are exactly ``dict`` / ``list``; leaves are exactly ``str``, ``int``, ``float``,
-  ``bool`` or ``None``; dict keys are non-empty ``str``;
+- containers are exactly ``dict`` / ``list`` or lionagi's tracked ``_TrackedDict`` /
+  ``_TrackedList`` (``_prune`` turns those into plain ones); leaves are exactly ``str``,
+  ``int`` (fewer than 4,000 digits), ``float``, ``bool`` or ``None``; dict keys are non-empty
+  ``str``; nesting is at most ``MAX_DEPTH`` deep;
 - every string holds only TAB, LF, printable ASCII and BMP characters from U+00A0 up, except
   U+2028, U+2029, U+FEFF, surrogates and U+FFFE/U+FFFF (libyaml escapes or breaks on those
-  differently); no string is ``"\\n"`` or ends with two LFs (libyaml then appends ``...``).
+  differently); no string is ``"\\n"`` or ends with two LFs (libyaml then appends ``...``);
 - every key is shorter than 123 characters and 128 UTF-8 bytes (the emitters measure key
   length differently: PyYAML counts characters plus the 5-character "!!str" tag).
 
+Changed YAML tables fall back too: when, after import, lionagi's ``MinimalDumper`` (or a
+class it inherits from) has a different representer for a domain type, a different
+implicit-resolver or path-resolver table, a different alias policy, or lionagi's
+``minimal_yaml`` / ``_prune`` / ``_is_empty`` were replaced, ``tables_unchanged()`` is False.
+It is registered as a guard of the switch, so the whole fast path — this emitter and the
+render cache, whose entries would be stale — is off while it is False.
+
 Without libyaml, or with the fast path switched off (``LIONAGI_TURNS_NO_FAST_PATH=1`` or
-``_cache.no_fast_path()``), every call goes to lionagi's renderer.
+``switch.no_fast_path()``), every call goes to lionagi's renderer.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
 import yaml
 from lionagi.libs.schema import minimal_yaml as _lionagi_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
+from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
+from yaml.events import (
+    DocumentEndEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 
-from .switch import fast_path_enabled
+from .switch import add_guard, fast_path_enabled
 
-__all__ = ("C_EMITTER_AVAILABLE", "in_domain", "instruction_text", "minimal_yaml")
+__all__ = (
+    "C_EMITTER_AVAILABLE",
+    "MAX_DEPTH",
+    "in_domain",
+    "instruction_text",
+    "minimal_yaml",
+    "tables_unchanged",
+)
 
 C_EMITTER_AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
+MAX_DEPTH = 200
 
 # Characters outside the proven domain (see the module docstring).
 _OUTSIDE = re.compile("[^\t\n -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
 _LEAVES = (int, float, bool, type(None))
+_DICTS = (dict, _TrackedDict)
+_LISTS = (list, _TrackedList)
+_INT_LIMIT = 10**3999  # str(int) has a digit limit (4,300 by default); stay far below it
 
-if C_EMITTER_AVAILABLE:
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
 
-    class _CMinimalDumper(yaml.CSafeDumper):
-        """libyaml emitter with lionagi MinimalDumper's representers and alias policy."""
+_Dumper = _lionagi_yaml.MinimalDumper
+_DOMAIN_TYPES: tuple[type, ...] = (str, int, float, bool, type(None), dict, list)
+# What lionagi's tables held at import: the fast path is proven for exactly these.
+_REPRESENTERS: dict[type, Any] = {t: _Dumper.yaml_representers.get(t) for t in _DOMAIN_TYPES}
+_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = _Dumper.yaml_implicit_resolvers
+_RESOLVER_SNAPSHOT = {k: list(v) for k, v in _RESOLVERS.items()}
+_RESOLVER_COUNT = sum(len(v) for v in _RESOLVERS.values())
+_IGNORE_ALIASES = _Dumper.ignore_aliases
+_LIONAGI_FUNCS = (_lionagi_yaml.minimal_yaml, _lionagi_yaml._prune, _lionagi_yaml._is_empty)
 
-        yaml_representers: ClassVar[dict[Any, Any]] = dict(
-            _lionagi_yaml.MinimalDumper.yaml_representers
-        )
-        yaml_multi_representers: ClassVar[dict[Any, Any]] = dict(
-            _lionagi_yaml.MinimalDumper.yaml_multi_representers
-        )
-        ignore_aliases = _lionagi_yaml.MinimalDumper.ignore_aliases
+
+def tables_unchanged() -> bool:
+    """Whether lionagi's YAML tables and functions are still the ones the fast path was
+    proven against (see the module docstring)."""
+    reps = _Dumper.yaml_representers
+    for kind, representer in _REPRESENTERS.items():
+        if reps.get(kind) is not representer:
+            return False
+    resolvers = _Dumper.yaml_implicit_resolvers
+    return (
+        resolvers is _RESOLVERS
+        and sum(map(len, resolvers.values())) == _RESOLVER_COUNT
+        and not _Dumper.yaml_path_resolvers
+        and _Dumper.ignore_aliases is _IGNORE_ALIASES
+        and (_lionagi_yaml.minimal_yaml, _lionagi_yaml._prune, _lionagi_yaml._is_empty)
+        == _LIONAGI_FUNCS
+    )
 
 
-def _str_ok(text: str) -> bool:
-    if _OUTSIDE.search(text) is not None:
+def _proven_at_import() -> bool:
+    """lionagi's str representer must be the one this module inlines (block style exactly for
+    text with a line feed); verified once by calling it."""
+    probe = _Probe()
+    represent_str = _REPRESENTERS[str]
+    if represent_str is None:
         return False
-    return not (text == "\n" or text.endswith("\n\n"))
+    return bool(
+        represent_str(probe, "a") == (_STR_TAG, "a", None)
+        and represent_str(probe, "a\nb") == (_STR_TAG, "a\nb", "|")
+    )
+
+
+class _Probe:
+    """Stands in for a dumper when calling a registered scalar representer: records the
+    ``(tag, value, style)`` it asks for instead of building a node."""
+
+    inf_value = yaml.representer.SafeRepresenter.inf_value
+
+    @staticmethod
+    def represent_scalar(tag: str, value: str, style: str | None = None) -> tuple[Any, ...]:
+        return (tag, value, style)
+
+
+_PROBE = _Probe()
+
+
+class _Outside(Exception):
+    """The value left the proven domain: lionagi renders it."""
+
+
+# Implicit resolvers by first character (wildcards appended), as PyYAML's resolve() reads them.
+def _resolvers_by_first() -> tuple[dict[Any, tuple[Any, ...]], tuple[Any, ...]]:
+    wildcard = tuple(_RESOLVER_SNAPSHOT.get(None, ()))
+    table = {k: tuple(v) + wildcard for k, v in _RESOLVER_SNAPSHOT.items() if k is not None}
+    return table, wildcard
+
+
+_BY_FIRST, _WILDCARD = _resolvers_by_first()
+
+
+def _plain_implicit(value: str, tag: str) -> bool:
+    """Whether ``value`` read back as a plain scalar resolves to ``tag`` (PyYAML's rule)."""
+    for resolved, regexp in _BY_FIRST.get(value[0] if value else "", _WILDCARD):
+        if regexp.match(value):
+            return bool(resolved == tag)
+    return tag == _STR_TAG
+
+
+def _scalar_event(value: Any) -> ScalarEvent:
+    """The event the registered representer + serializer produce for a non-str leaf."""
+    tag, text, style = _REPRESENTERS[type(value)](_PROBE, value)
+    return ScalarEvent(
+        None, tag, (_plain_implicit(text, tag), tag == _STR_TAG), text, style=style
+    )
+
+
+_MAP_START = MappingStartEvent(None, _MAP_TAG, True, flow_style=False)
+_MAP_END = MappingEndEvent()
+_SEQ_START = SequenceStartEvent(None, _SEQ_TAG, True, flow_style=False)
+_SEQ_END = SequenceEndEvent()
+_DOC_START = DocumentStartEvent(explicit=False)
+_DOC_END = DocumentEndEvent(explicit=False)
+_CONSTANTS: dict[Any, ScalarEvent] = {}
 
 
 def _key_short(key: str) -> bool:
@@ -72,47 +189,165 @@ def _key_short(key: str) -> bool:
     return len(key) < 123 and (key.isascii() or len(key.encode("utf-8")) < 128)
 
 
-def in_domain(data: Any) -> bool:
-    """Whether ``data`` (already pruned) is inside the proven domain; the root must be a
-    dict or list. Iterative, so deep values cannot exhaust the stack."""
-    if type(data) is not dict and type(data) is not list:
-        return False
-    stack: list[Any] = [data]
-    while stack:
-        value = stack.pop()
-        kind = type(value)
-        if kind is str:
-            if not _str_ok(value):
-                return False
-        elif kind is dict:
-            for key, item in value.items():
-                if type(key) is not str or not key or not _str_ok(key) or not _key_short(key):
-                    return False
-                stack.append(item)
-        elif kind is list:
-            stack.extend(value)
-        elif kind not in _LEAVES:
+def _str_event(text: str) -> ScalarEvent:
+    """The event of an in-domain str (raises ``_Outside`` otherwise); shared per text."""
+    event = _STR_EVENTS.get(text)
+    if event is not None:
+        return event
+    if _OUTSIDE.search(text) is not None or text == "\n" or text.endswith("\n\n"):
+        raise _Outside
+    event = ScalarEvent(
+        None,
+        _STR_TAG,
+        (_plain_implicit(text, _STR_TAG), True),
+        text,
+        style="|" if "\n" in text else None,
+    )
+    if len(text) <= _SHARED_TEXT:
+        if len(_STR_EVENTS) >= _SHARED_EVENTS:
+            _STR_EVENTS.clear()
+        _STR_EVENTS[text] = event
+    return event
+
+
+def _key_event(key: Any) -> ScalarEvent:
+    """The event of an in-domain mapping key (raises ``_Outside`` otherwise)."""
+    event = _KEY_EVENTS.get(key) if type(key) is str else None
+    if event is not None:
+        return event
+    if type(key) is not str or not key:
+        raise _Outside
+    event = _str_event(key)  # first: _key_short encodes, which needs in-domain text
+    if not _key_short(key):
+        raise _Outside
+    if len(_KEY_EVENTS) >= _SHARED_EVENTS:
+        _KEY_EVENTS.clear()
+    _KEY_EVENTS[key] = event
+    return event
+
+
+# Events are read, never changed, by the emitter: short texts (keys above all) share theirs.
+# Bounded: a full table is emptied and refilled.
+_SHARED_TEXT = 64
+_SHARED_EVENTS = 4096
+_STR_EVENTS: dict[str, ScalarEvent] = {}
+_KEY_EVENTS: dict[str, ScalarEvent] = {}
+
+
+def _walk(value: Any, out: list[Any], depth: int) -> bool:
+    """Append the events of ``_prune(value)`` to ``out``; False (nothing appended) when the
+    pruned value is empty. ``value`` is a non-root value. Raises ``_Outside``."""
+    kind = type(value)
+    if kind is str:
+        if not value.strip():
             return False
-    return True
+        out.append(_str_event(value))
+        return True
+    if kind in _DICTS or kind in _LISTS:
+        if depth > MAX_DEPTH:
+            raise _Outside
+        mark = len(out)
+        out.append(_MAP_START if kind in _DICTS else _SEQ_START)
+        if not _children(value, kind in _DICTS, out, depth + 1):
+            del out[mark:]
+            return False
+        return True
+    if value is None:
+        return False
+    if kind is bool:
+        out.append(_CONSTANTS[value])
+        return True
+    if kind is int:
+        if not -_INT_LIMIT < value < _INT_LIMIT:
+            raise _Outside
+        out.append(_scalar_event(value))
+        return True
+    if kind is float:
+        out.append(_scalar_event(value))
+        return True
+    raise _Outside
+
+
+def _children(value: Any, is_dict: bool, out: list[Any], depth: int) -> bool:
+    """Events of a container's kept children, then its end event; whether any was kept."""
+    kept = False
+    if is_dict:
+        for key, item in value.items():
+            mark = len(out)
+            out.append(_key_event(key))
+            if _walk(item, out, depth):
+                kept = True
+            else:
+                del out[mark:]
+        out.append(_MAP_END)
+    else:
+        for item in value:
+            if _walk(item, out, depth):
+                kept = True
+        out.append(_SEQ_END)
+    return kept
+
+
+def _events(value: Any) -> list[Any] | None:
+    """The document's events for ``minimal_yaml(value)``, or None outside the domain."""
+    kind = type(value)
+    if kind not in _DICTS and kind not in _LISTS:
+        return None
+    out: list[Any] = [_DOC_START, _MAP_START if kind in _DICTS else _SEQ_START]
+    try:
+        _children(value, kind in _DICTS, out, 1)
+    except _Outside:
+        return None
+    out.append(_DOC_END)
+    return out
+
+
+class _Sink(list[str]):
+    """The emitter's output stream: collects the chunks libyaml flushes."""
+
+    write = list.append
+
+
+def _emit(events: list[Any]) -> str:
+    sink = _Sink()
+    emitter = _CEmitter(sink, indent=2, width=2**31 - 1, allow_unicode=True)
+    emitter.open()
+    emit: Callable[[Any], None] = emitter.emit
+    for event in events:
+        emit(event)
+    emitter.close()
+    return "".join(sink)
+
+
+_CEmitter: Any = None
+_READY = False
+if C_EMITTER_AVAILABLE:
+    from yaml import _yaml
+
+    _CEmitter = _yaml.CEmitter
+
+    _READY = _proven_at_import() and all(
+        _REPRESENTERS[t] is not None for t in _DOMAIN_TYPES
+    )
+    if _READY:
+        for _constant in (True, False):
+            _CONSTANTS[_constant] = _scalar_event(_constant)
+        add_guard(tables_unchanged)
+
+
+def in_domain(data: Any) -> bool:
+    """Whether ``data`` is inside the proven domain (pruning included); the root must be a
+    dict or list."""
+    return _READY and _events(data) is not None
 
 
 def minimal_yaml(value: Any) -> str:
     """Exactly ``lionagi...minimal_yaml(value)`` (default options)."""
-    if not C_EMITTER_AVAILABLE or isinstance(value, str) or not fast_path_enabled():
-        return _lionagi_yaml.minimal_yaml(value)
-    data = _lionagi_yaml._prune(value)
-    if not in_domain(data):
-        return _lionagi_yaml.minimal_yaml(value)
-    text: str = yaml.dump(
-        data,
-        Dumper=_CMinimalDumper,
-        default_flow_style=False,
-        sort_keys=False,
-        allow_unicode=True,
-        indent=2,
-        width=2**31 - 1,
-    )
-    return text
+    if _READY and type(value) is not str and fast_path_enabled():
+        events = _events(value)
+        if events is not None:
+            return _emit(events)
+    return _lionagi_yaml.minimal_yaml(value)
 
 
 def instruction_text(content: InstructionContent) -> str:
@@ -126,11 +361,20 @@ def instruction_text(content: InstructionContent) -> str:
         return content._format_text_content()
     if content.plain_content:
         return content.plain_content
+    return section_text(
+        content.guidance, content.instruction, content.prompt_context, content.tool_schemas
+    )
+
+
+def section_text(guidance: Any, instruction: Any, context: Any, tools: Any) -> str:
+    """The structured rendering of an instruction without a response format: lionagi's
+    section document (Guidance, Instruction, Context, Tools; empty ones left out) as minimal
+    YAML, stripped."""
     sections: dict[str, Any] = {
-        "Guidance": content.guidance,
-        "Instruction": content.instruction,
-        "Context": content.prompt_context,
-        "Tools": content.tool_schemas,
+        "Guidance": guidance,
+        "Instruction": instruction,
+        "Context": context,
+        "Tools": tools,
     }
     doc = {k: v for k, v in sections.items() if v not in (None, "", [], {})}
     return minimal_yaml(doc).strip()

@@ -1,0 +1,73 @@
+"""Whether lionagi's revision counter sees every in-place change of a content: a faster,
+exact-type form of ``lionagi...message._content_has_untracked_mutable``.
+
+Contract: ``trackable(content)`` is ``not _content_has_untracked_mutable(content)``, always.
+
+The walk accepts only what it can decide on its own — an exact ``InstructionContent`` /
+``ActionResponseContent`` whose render inputs hold exact ``str``/``int``/``float``/``bool``/
+``bytes``/``None`` leaves, classes, and lionagi's ``_TrackedList``/``_TrackedDict`` (never a
+tuple, so nothing under it is untracked) up to ``MAX_DEPTH`` deep, each container seen once.
+On anything else (another type, a container seen twice — a cycle or a shared value, deeper
+nesting) it asks lionagi's own check for the whole content, which decides those cases.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lionagi.protocols.messages.action_response import ActionResponseContent
+from lionagi.protocols.messages.instruction import InstructionContent
+from lionagi.protocols.messages.message import (
+    _content_has_untracked_mutable,
+    _TrackedDict,
+    _TrackedList,
+)
+
+__all__ = ("MAX_DEPTH", "trackable")
+
+MAX_DEPTH = 64
+_LEAVES = frozenset({str, int, float, bool, bytes, type(None)})
+_FIELDS = {
+    InstructionContent: InstructionContent.field_names(),
+    ActionResponseContent: ActionResponseContent.field_names(),
+}
+
+
+class _Unsure(Exception):
+    """The exact walk cannot decide: lionagi's check does."""
+
+
+def trackable(content: Any) -> bool:
+    """``not _content_has_untracked_mutable(content)``."""
+    names = _FIELDS.get(type(content))
+    if names is not None:
+        seen: set[int] = set()
+        try:
+            for name in names:
+                _walk(getattr(content, name), seen, 0)
+            return True
+        except _Unsure:
+            pass
+    return not _content_has_untracked_mutable(content)
+
+
+def _walk(value: Any, seen: set[int], depth: int) -> None:
+    kind = type(value)
+    if kind in _LEAVES:
+        return
+    if kind is _TrackedList or kind is _TrackedDict:
+        if depth >= MAX_DEPTH or id(value) in seen:
+            raise _Unsure
+        seen.add(id(value))
+        if kind is _TrackedDict:
+            for key, item in value.items():
+                if type(key) not in _LEAVES:
+                    raise _Unsure
+                _walk(item, seen, depth + 1)
+        else:
+            for item in value:
+                _walk(item, seen, depth + 1)
+        return
+    if isinstance(value, type):
+        return
+    raise _Unsure

@@ -1,0 +1,20 @@
+"""The ``fuzz`` hypothesis profile: the differential fuzz of the fast YAML path.
+
+20,000 examples when ``CI`` is set (the CI run), a few hundred in development, so the dev
+suite stays fast. Only the test marked with it (tests/perf/test_fuzz_yaml.py) uses it.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+FUZZ_EXAMPLES = 20_000 if os.environ.get("CI") else 300
+
+settings.register_profile(
+    "fuzz",
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)

@@ -1,0 +1,82 @@
+"""The render cache holds nothing a dropped branch owns past one collection, and at most one
+entry per live, compiled instruction (non-timed; the benchmark measures 1,000 branches)."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from typing import Any
+
+from lionagi import Branch
+from lionagi.ln.concurrency.utils import _is_coro_func_cached
+from lionagi.protocols.messages import Instruction
+
+from lionagi_turns._fast import cache as _cache
+
+from ._support import current, outcome
+
+
+def _branch(i: int, turns: int) -> Branch:
+    branch = Branch(system=f"system {i}")
+    m = branch.msgs
+    for j in range(turns):
+        m.add_message(instruction=f"ask {i}.{j}", context=[{"j": j, "tags": ["a", "b"]}])
+        if j % 2:
+            request = m.add_message(action_function="f", action_arguments={"q": j})
+            m.add_message(action_request=request, action_output={"rows": [j]})
+        m.add_message(assistant_response=f"answer {i}.{j}")
+    return branch
+
+
+def _content_probes(branch: Branch) -> list[weakref.ReferenceType[Any]]:
+    """Liveness probes for every instruction content: a content holds its tracked
+    ``prompt_context``, which holds a callback bound to the content, so the callback dies
+    with the content."""
+    return [
+        weakref.ref(m.content.prompt_context._touch)
+        for m in branch.msgs.messages
+        if isinstance(m, Instruction)
+    ]
+
+
+def test_dropped_branches_are_released_in_one_collection() -> None:
+    _cache.clear()
+    gc.collect()
+    probes: list[weakref.ReferenceType[Any]] = []
+    for i in range(20):
+        branch = _branch(i, 10)
+        assert outcome(branch, current(branch))[0] == "ok"
+        probes += _content_probes(branch)
+        del branch
+    assert _cache.cache_size() == 20 * 9  # the fold target (first instruction) is not cached
+    # lionagi 0.36 keeps every Branch alive in an unbounded functools.cache of bound hook
+    # methods; clearing it is what "dropping" a branch takes with plain lionagi too.
+    _is_coro_func_cached.cache_clear()
+    gc.collect()  # one collection
+    assert _cache.cache_size() == 0
+    assert [p for p in probes if p() is not None] == []
+
+
+def test_cache_size_is_bounded_by_live_instructions() -> None:
+    _cache.clear()
+    branch = _branch(0, 30)
+    request = current(branch)
+    instructions = sum(isinstance(m, Instruction) for m in branch.msgs.messages)
+    for _ in range(5):  # repeated compiles replace entries, never add
+        outcome(branch, request)
+        assert _cache.cache_size() <= instructions
+    first = next(m for m in branch.msgs.messages if isinstance(m, Instruction))
+    for k in range(5):  # edits replace the edited record's entry
+        first.content.prompt_context.append({"k": k})
+        outcome(branch, request)
+        assert _cache.cache_size() <= instructions
+
+
+def test_a_replaced_content_is_a_miss_even_at_the_same_revision() -> None:
+    msg = Instruction(content={"instruction": "old", "context": [{"a": 1}]})
+    assert _cache.render_durable(msg) == "Instruction: old\nContext:\n- a: 1"
+    replacement = type(msg.content)(instruction="new", prompt_context=[{"a": 1}])
+    object.__setattr__(replacement, "_revision", msg.content._revision)
+    msg.content = replacement
+    object.__setattr__(msg.content, "_revision", replacement._revision)
+    assert _cache.render_durable(msg) == "Instruction: new\nContext:\n- a: 1"
