@@ -205,3 +205,88 @@ def test_yaml_module_stays_untouched() -> None:
     # The fast path registers nothing on PyYAML or lionagi classes.
     assert yaml.SafeDumper.yaml_representers is yaml.representer.SafeRepresenter.yaml_representers
     assert _cache.cache_size() >= 0
+
+
+class _RaisingEq:
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("no comparison")
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+HOSTILE_CONTEXTS: list[Any] = [
+    [_deep(49)], [_deep(60)], [_deep(99)], [_deep(120)], [("t", _cyclic())], [{1, 2}],
+    [frozenset({1})], [Thing()], [Model()], [10**400], [2**1000], [2**1001], [{"k": set()}],
+    [{"": "empty key"}], [{"k" * 130: 1}], [_RaisingEq()],
+]
+
+
+@pytest.mark.parametrize("context", HOSTILE_CONTEXTS, ids=[str(i) for i in range(16)])
+@pytest.mark.parametrize("with_result", [False, True])
+def test_history_render_raises_what_render_instruction_raises(
+    context: list[Any], with_result: bool
+) -> None:
+    content = InstructionContent(instruction="x")
+    object.__setattr__(content, "prompt_context", list(context))  # as stored, untracked
+    results = [{"function": "f", "arguments": {}, "output": context[0]}] if with_result else []
+
+    def run(render: Any) -> tuple[str, Any]:
+        try:
+            return ("ok", render())
+        except Exception as exc:
+            return ("error", type(exc).__name__, str(exc))
+
+    with no_fast_path():
+        expected = run(lambda: render_instruction(content, results=results))
+    assert run(lambda: render_history(content, results)) == expected
+
+
+def test_bad_image_detail_in_history_raises_like_render_instruction() -> None:
+    content = InstructionContent(instruction="x")
+    object.__setattr__(content, "image_detail", "ultra")
+    with no_fast_path(), pytest.raises(ValueError) as slow:
+        render_instruction(content)
+    with pytest.raises(ValueError) as fast:
+        render_history(content)
+    assert str(fast.value) == str(slow.value)
+
+
+class _AlwaysEqual:
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+R1 = {"function": "f", "arguments": {"q": 1}, "output": [1, 2]}
+R2 = {"function": "g", "arguments": {}, "output": "done"}
+MERGES: list[tuple[list[Any], list[Any]]] = [
+    ([dict(R1)], [dict(R1)]),  # a result already in the context is skipped
+    ([], [dict(R1), dict(R1), dict(R2)]),  # and one repeated within the batch
+    ([dict(R1), "x", [R1]], [dict(R2), dict(R1)]),
+    ([{"function": "f", "arguments": {"q": True}, "output": [1.0, 2]}], [dict(R1)]),  # 1 == True
+    ([dict(R1)], [{**R1, "output": _AlwaysEqual()}]),  # skipped, but not renderable: refused
+    ([{**R1, "output": _AlwaysEqual()}], [dict(R1)]),
+    ([{**R1, "output": _RaisingEq()}], [dict(R1)]),
+    ([dict(R1)] * 20, [dict(R2)] * 20),  # past the shortcut's comparison budget
+]
+
+
+@pytest.mark.parametrize("context, results", MERGES, ids=[str(i) for i in range(len(MERGES))])
+def test_history_fold_equals_render_instruction(context: list[Any], results: list[Any]) -> None:
+    content = InstructionContent(instruction="x")
+    object.__setattr__(content, "prompt_context", list(context))
+
+    def run(render: Any) -> tuple[str, Any]:
+        try:
+            return ("ok", render())
+        except Exception as exc:
+            return ("error", type(exc).__name__, str(exc))
+
+    with no_fast_path():
+        expected = run(lambda: render_instruction(content, results=results))
+    assert run(lambda: render_history(content, results)) == expected
+    tracked_content = InstructionContent(instruction="x", prompt_context=list(context))
+    with no_fast_path():
+        expected = run(lambda: render_instruction(tracked_content, results=results))
+    assert run(lambda: render_history(tracked_content, results)) == expected

@@ -23,8 +23,9 @@ of >= 20,000 examples in CI):
 - the root is a ``dict`` or ``list`` (root scalars get an emitter-specific ``...`` marker);
 - containers are exactly ``dict`` / ``list`` or lionagi's tracked ``_TrackedDict`` /
   ``_TrackedList`` (``_prune`` turns those into plain ones); leaves are exactly ``str``,
-  ``int`` (fewer than 4,000 digits), ``float``, ``bool`` or ``None``; dict keys are non-empty
-  ``str``; nesting is at most ``MAX_DEPTH`` deep;
+  ``int`` (at most 1,000 bits), ``float``, ``bool`` or ``None`` — every value is checked,
+  also those pruning drops; dict keys are non-empty ``str``; nesting is at most ``MAX_DEPTH``
+  deep (so every in-domain value also passes ``_values.check_value``, whose limits are wider);
 - every string holds only TAB, LF, printable ASCII and BMP characters from U+00A0 up, except
   U+2028, U+2029, U+FEFF, surrogates and U+FFFE/U+FFFF (libyaml escapes or breaks on those
   differently); no string is ``"\\n"`` or ends with two LFs (libyaml then appends ``...``);
@@ -67,21 +68,23 @@ from .switch import add_guard, fast_path_enabled
 __all__ = (
     "C_EMITTER_AVAILABLE",
     "MAX_DEPTH",
+    "fast_yaml",
     "in_domain",
     "instruction_text",
     "minimal_yaml",
+    "section_doc",
     "tables_unchanged",
 )
 
 C_EMITTER_AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
-MAX_DEPTH = 200
+MAX_DEPTH = 50
 
 # Characters outside the proven domain (see the module docstring).
 _OUTSIDE = re.compile("[^\t\n -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
 _LEAVES = (int, float, bool, type(None))
 _DICTS = (dict, _TrackedDict)
 _LISTS = (list, _TrackedList)
-_INT_LIMIT = 10**3999  # str(int) has a digit limit (4,300 by default); stay far below it
+_INT_BITS = 1000  # about 301 digits: far below any digit limit str(int) may have (>= 640)
 
 _STR_TAG = "tag:yaml.org,2002:str"
 _MAP_TAG = "tag:yaml.org,2002:map"
@@ -258,7 +261,7 @@ def _walk(value: Any, out: list[Any], depth: int) -> bool:
         out.append(_CONSTANTS[value])
         return True
     if kind is int:
-        if not -_INT_LIMIT < value < _INT_LIMIT:
+        if value.bit_length() > _INT_BITS:
             raise _Outside
         out.append(_scalar_event(value))
         return True
@@ -341,13 +344,20 @@ def in_domain(data: Any) -> bool:
     return _READY and _events(data) is not None
 
 
-def minimal_yaml(value: Any) -> str:
-    """Exactly ``lionagi...minimal_yaml(value)`` (default options)."""
+def fast_yaml(value: Any) -> str | None:
+    """``lionagi...minimal_yaml(value)`` when the fast path is on and ``value`` is inside the
+    proven domain, else None."""
     if _READY and type(value) is not str and fast_path_enabled():
         events = _events(value)
         if events is not None:
             return _emit(events)
-    return _lionagi_yaml.minimal_yaml(value)
+    return None
+
+
+def minimal_yaml(value: Any) -> str:
+    """Exactly ``lionagi...minimal_yaml(value)`` (default options)."""
+    text = fast_yaml(value)
+    return _lionagi_yaml.minimal_yaml(value) if text is None else text
 
 
 def instruction_text(content: InstructionContent) -> str:
@@ -361,20 +371,19 @@ def instruction_text(content: InstructionContent) -> str:
         return content._format_text_content()
     if content.plain_content:
         return content.plain_content
-    return section_text(
+    doc = section_doc(
         content.guidance, content.instruction, content.prompt_context, content.tool_schemas
     )
+    return minimal_yaml(doc).strip()
 
 
-def section_text(guidance: Any, instruction: Any, context: Any, tools: Any) -> str:
-    """The structured rendering of an instruction without a response format: lionagi's
-    section document (Guidance, Instruction, Context, Tools; empty ones left out) as minimal
-    YAML, stripped."""
+def section_doc(guidance: Any, instruction: Any, context: Any, tools: Any) -> dict[str, Any]:
+    """lionagi's section document of an instruction without a response format: Guidance,
+    Instruction, Context, Tools in that order, the empty ones (lionagi's test) left out."""
     sections: dict[str, Any] = {
         "Guidance": guidance,
         "Instruction": instruction,
         "Context": context,
         "Tools": tools,
     }
-    doc = {k: v for k, v in sections.items() if v not in (None, "", [], {})}
-    return minimal_yaml(doc).strip()
+    return {k: v for k, v in sections.items() if v not in (None, "", [], {})}
