@@ -51,7 +51,18 @@ def contents(draw: st.DrawFn) -> InstructionContent:
         content.prompt_context = odd  # not a list: list(...) of it changes it
     if draw(st.booleans()):
         content.guidance = draw(st.sampled_from([0, False, [], {}, "", " ", ["g"]]))
+    # Stored records written around lionagi's tracking can hold anything in any field.
+    for name in draw(st.lists(st.sampled_from(_FIELDS), max_size=2)):
+        object.__setattr__(content, name, draw(_STORED_ODD))
     return content
+
+
+_FIELDS = ("instruction", "guidance", "prompt_context", "plain_content", "images",
+           "image_detail", "tool_schemas")
+_STORED_ODD = st.sampled_from([
+    None, "", 0, False, [], (), {}, "text", ["x"], ("x",), {"k": "v"}, [("t", ["x"])],
+    "ultra", "low", b"", b"x", 1.5, [[[]]], [{1, 2}], [set()], [PNG],
+])
 
 
 @given(contents(), st.lists(RESULT, max_size=3))
@@ -214,14 +225,24 @@ class _RaisingEq:
     __hash__ = None  # type: ignore[assignment]
 
 
+def _shared(levels: int) -> list[Any]:
+    level: list[Any] = ["leaf"]
+    for _ in range(levels):
+        level = [level, level]
+    return level
+
+
 HOSTILE_CONTEXTS: list[Any] = [
+    [_shared(10)], [_shared(40)],
     [_deep(49)], [_deep(60)], [_deep(99)], [_deep(120)], [("t", _cyclic())], [{1, 2}],
     [frozenset({1})], [Thing()], [Model()], [10**400], [2**1000], [2**1001], [{"k": set()}],
     [{"": "empty key"}], [{"k" * 130: 1}], [_RaisingEq()],
 ]
 
 
-@pytest.mark.parametrize("context", HOSTILE_CONTEXTS, ids=[str(i) for i in range(16)])
+@pytest.mark.parametrize(
+    "context", HOSTILE_CONTEXTS, ids=[str(i) for i in range(len(HOSTILE_CONTEXTS))]
+)
 @pytest.mark.parametrize("with_result", [False, True])
 def test_history_render_raises_what_render_instruction_raises(
     context: list[Any], with_result: bool

@@ -48,7 +48,9 @@ def render_history(content: Any, results: Sequence[dict[str, Any]] = ()) -> Any:
 def _fast_text(content: Any, results: Sequence[dict[str, Any]]) -> str | None:
     if (
         type(content) is not InstructionContent
+        or not (content.plain_content is None or content.plain_content.__class__ is str)
         or content.plain_content
+        or type(content.images) not in _CONTEXT_LISTS
         or content.images
         or type(content.prompt_context) not in _CONTEXT_LISTS
     ):

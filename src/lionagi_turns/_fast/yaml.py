@@ -25,7 +25,9 @@ of >= 20,000 examples in CI):
   ``_TrackedList`` (``_prune`` turns those into plain ones); leaves are exactly ``str``,
   ``int`` (at most 1,000 bits), ``float``, ``bool`` or ``None`` — every value is checked,
   also those pruning drops; dict keys are non-empty ``str``; nesting is at most ``MAX_DEPTH``
-  deep (so every in-domain value also passes ``_values.check_value``, whose limits are wider);
+  deep and holds at most ``MAX_ITEMS`` items in all, shared containers counted each time they
+  are reached (so every in-domain value also passes ``_values.check_value``, whose limits are
+  wider, and no value expands the walk without bound);
 - every string holds only TAB, LF, printable ASCII and BMP characters from U+00A0 up, except
   U+2028, U+2029, U+FEFF, surrogates and U+FFFE/U+FFFF (libyaml escapes or breaks on those
   differently); no string is ``"\\n"`` or ends with two LFs (libyaml then appends ``...``);
@@ -68,6 +70,7 @@ from .switch import add_guard, fast_path_enabled
 __all__ = (
     "C_EMITTER_AVAILABLE",
     "MAX_DEPTH",
+    "MAX_ITEMS",
     "fast_yaml",
     "in_domain",
     "instruction_text",
@@ -78,6 +81,7 @@ __all__ = (
 
 C_EMITTER_AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
 MAX_DEPTH = 50
+MAX_ITEMS = 500_000
 
 # Characters outside the proven domain (see the module docstring).
 _OUTSIDE = re.compile("[^\t\n -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
@@ -237,7 +241,7 @@ _STR_EVENTS: dict[str, ScalarEvent] = {}
 _KEY_EVENTS: dict[str, ScalarEvent] = {}
 
 
-def _walk(value: Any, out: list[Any], depth: int) -> bool:
+def _walk(value: Any, out: list[Any], depth: int, budget: list[int]) -> bool:
     """Append the events of ``_prune(value)`` to ``out``; False (nothing appended) when the
     pruned value is empty. ``value`` is a non-root value. Raises ``_Outside``."""
     kind = type(value)
@@ -251,7 +255,7 @@ def _walk(value: Any, out: list[Any], depth: int) -> bool:
             raise _Outside
         mark = len(out)
         out.append(_MAP_START if kind in _DICTS else _SEQ_START)
-        if not _children(value, kind in _DICTS, out, depth + 1):
+        if not _children(value, kind in _DICTS, out, depth + 1, budget):
             del out[mark:]
             return False
         return True
@@ -271,21 +275,26 @@ def _walk(value: Any, out: list[Any], depth: int) -> bool:
     raise _Outside
 
 
-def _children(value: Any, is_dict: bool, out: list[Any], depth: int) -> bool:
+def _children(
+    value: Any, is_dict: bool, out: list[Any], depth: int, budget: list[int]
+) -> bool:
     """Events of a container's kept children, then its end event; whether any was kept."""
+    budget[0] -= len(value) + 1
+    if budget[0] < 0:
+        raise _Outside
     kept = False
     if is_dict:
         for key, item in value.items():
             mark = len(out)
             out.append(_key_event(key))
-            if _walk(item, out, depth):
+            if _walk(item, out, depth, budget):
                 kept = True
             else:
                 del out[mark:]
         out.append(_MAP_END)
     else:
         for item in value:
-            if _walk(item, out, depth):
+            if _walk(item, out, depth, budget):
                 kept = True
         out.append(_SEQ_END)
     return kept
@@ -298,7 +307,7 @@ def _events(value: Any) -> list[Any] | None:
         return None
     out: list[Any] = [_DOC_START, _MAP_START if kind in _DICTS else _SEQ_START]
     try:
-        _children(value, kind in _DICTS, out, 1)
+        _children(value, kind in _DICTS, out, 1, [MAX_ITEMS])
     except _Outside:
         return None
     out.append(_DOC_END)
