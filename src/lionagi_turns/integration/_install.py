@@ -17,12 +17,13 @@ lionagi name                                        replacement
 ``Branch.chat``, ``communicate``, ``operate``, ``ReAct`` and ``run`` reach the compiler through
 the first two; they then execute unchanged, so chat and run differ only after compilation.
 
+Also replaced: ``lionagi.agent.context_fold.estimate_next_request_tokens`` (and ``ContextFold``'s
+default ``estimate``) by ``_estimate.estimate_next_request_tokens``, which compiles through the
+compiler with the newest turn's call options, and ``operations.run.run.run`` by
+``run_recording_outcome`` (lionagi's run plus an explicit record of an unanswered turn).
+
 Left untouched on purpose: ``lionagi.operations.chat._prepare._prepare_run_kwargs`` itself (the
-legacy reference ``lionagi_turns.legacy`` calls) and therefore its lazy importers, notably
-``lionagi.agent.context_fold.estimate_next_request_tokens``: that function only *estimates* the
-next request's size and already errs by a whole instruction, so it keeps lionagi's own
-compilation (its count differs from the compiled request by the separators and the context
-envelope).
+legacy reference ``lionagi_turns.characterize.legacy`` calls).
 
 Guarantees:
 
@@ -59,6 +60,7 @@ from .._providers import check_image_hosts, to_provider_messages
 from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
 from ._anthropic import create_payload as anthropic_create_payload
 from ._cache import compile_for_prompt_cache
+from ._estimate import estimate_next_request_tokens, remember_turn_options
 from ._prepare_compat import prepare_messages_for_chat
 from ._unanswered import record_unanswered, unanswered_reason
 
@@ -92,6 +94,7 @@ _MSG_PREPARE = "lionagi.protocols.messages.prepare"
 _PARSE = "lionagi.operations.parse.parse"
 # A class attribute: ``module:Class`` (the Anthropic projection, ADR-0127 D5).
 _ANTHROPIC = "lionagi.providers.anthropic.messages:AnthropicMessagesEndpoint"
+_FOLD = "lionagi.agent.context_fold"
 
 
 class IntegrationError(RuntimeError):
@@ -242,6 +245,7 @@ def prepare_run_kwargs(
     check_image_hosts(messages)
     _note_resume(branch, imodel, messages, bool(blocks))
     _remember_structure(compiled.instruction, request.response_format, request.structure)
+    remember_turn_options(compiled.instruction, request)
     return compiled.instruction, {**compiled.provider_kwargs, **extra, "messages": messages}
 
 
@@ -351,7 +355,19 @@ _TARGETS: tuple[_Target, ...] = (
     _Target(_PARSE, "_try_propagate_structure", _PARSE, propagate_structure),
     _Target(_RUN, "run", _RUN, run_recording_outcome),
     _Target(_ANTHROPIC, "create_payload", _ANTHROPIC, anthropic_create_payload),
+    _Target(_FOLD, "estimate_next_request_tokens", _FOLD, estimate_next_request_tokens),
 )
+
+# ContextFold binds lionagi's estimate as the default of its keyword-only ``estimate`` parameter
+# at definition time, so the module attribute alone does not reach it: install() swaps that
+# default too (and uninstall() restores it), checked like every other target.
+_FOLD_DEFAULT = (_FOLD, "ContextFold.__init__(estimate=)")
+
+
+def _fold_kwdefaults() -> dict[str, Any]:
+    init = importlib.import_module(_FOLD).ContextFold.__init__
+    defaults: dict[str, Any] = init.__kwdefaults__
+    return defaults
 
 _lock = threading.RLock()
 # (site, name) -> the lionagi original install() replaced; empty when not installed.
@@ -489,8 +505,19 @@ def _install_locked() -> None:
             return
         version = _lionagi_version()
         originals = {(t.site, t.name): _check_target(t, version) for t in _TARGETS}
+        fold_defaults = _fold_kwdefaults()
+        lionagi_estimate = originals[(_FOLD, "estimate_next_request_tokens")]
+        if fold_defaults.get("estimate") is not lionagi_estimate:
+            raise IntegrationError(
+                f"cannot install lionagi-turns: {_FOLD}.ContextFold's default estimate is "
+                f"{_describe(fold_defaults.get('estimate'))}, not lionagi {version}'s "
+                f"{_FOLD}.estimate_next_request_tokens. Another patch is active (undo it, or "
+                "install lionagi-turns first)."
+            )
         for target in _TARGETS:
             setattr(_site(target.site), target.name, target.replacement)
+        fold_defaults["estimate"] = estimate_next_request_tokens
+        originals[_FOLD_DEFAULT] = lionagi_estimate
         _saved.update(originals)
 
 
@@ -505,6 +532,12 @@ def uninstall() -> None:
             for t in _TARGETS
             if getattr(_site(t.site), t.name) is not t.replacement
         ]
+        fold_defaults = _fold_kwdefaults()
+        if fold_defaults.get("estimate") is not estimate_next_request_tokens:
+            foreign.append(
+                f"{_FOLD}.ContextFold's default estimate is "
+                f"{_describe(fold_defaults.get('estimate'))}"
+            )
         if foreign:
             raise IntegrationError(
                 "cannot uninstall lionagi-turns: a later patch replaced its functions ("
@@ -517,6 +550,7 @@ def uninstall() -> None:
                 target.name,
                 _saved[(target.site, target.name)],
             )
+        fold_defaults["estimate"] = _saved[_FOLD_DEFAULT]
         _saved.clear()
         _deactivate_profile()
 

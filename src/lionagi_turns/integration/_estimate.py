@@ -1,0 +1,130 @@
+"""``estimate_next_request_tokens`` through the compiler (replaces lionagi's under ``install()``).
+
+lionagi's host-side context fold (``lionagi.agent.context_fold``) estimates the next request by
+compiling the branch's active view with the newest recorded instruction standing in for the turn
+about to be built. Its own version calls lionagi's legacy preparation, which under ``install()``
+is no longer what is sent, and the recorded stand-in carries no tools or response format (D1),
+so the estimate runs low. This version:
+
+- compiles with ``compile_chat_request`` (the request the adapter would build), the newest
+  instruction in ``branch.progression`` as the current turn (0 when there is none);
+- gives that turn the call options its own call had (tool schemas, response format, structure,
+  provider kwargs), which the adapter keeps in ``turn_options`` beside the recorded instruction,
+  never on it: D1's durable record stays free of them. An instruction no adapter compiled
+  (recorded by plain lionagi, or reloaded) gets none;
+- adds the context blocks of the branch's ``last_context_report`` when the branch has providers
+  and a system message (lionagi gathers them before the pre-call hook, so inside a call they are
+  the blocks this very request carries);
+- builds the provider payload with the chat model's endpoint and counts it with lionagi's own
+  ``estimate_payload_input_tokens`` (the count the input cap applies).
+
+Like lionagi's, the estimate errs by the difference between the stand-in and the instruction
+being built. It does not write to the branch.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._compiler import compile_chat_request
+from .._contracts import ContextBlock, TurnRequest
+from .._providers import to_provider_messages
+from ._adapters import context_blocks_from_report
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = ("TurnOptions", "estimate_next_request_tokens", "remember_turn_options", "turn_options")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOptions:
+    """The call options one compiled turn had (``TurnRequest`` fields D1 keeps off records)."""
+
+    tool_schemas: tuple[dict[str, Any], ...]
+    response_format: Any
+    structure: Any
+    provider_kwargs: Mapping[str, Any]
+
+
+# id(recorded Instruction) -> (weak reference to it, its options). Same identity rules as the
+# structure hand-over: an entry lives exactly as long as its instruction and matches only it.
+_options: dict[int, tuple[weakref.ref[Any], TurnOptions]] = {}
+_options_lock = threading.Lock()
+
+
+def remember_turn_options(instruction: Any, request: TurnRequest) -> None:
+    """Keep ``request``'s call options for the recorded ``instruction`` it compiled."""
+    options = TurnOptions(
+        tool_schemas=request.tool_schemas,
+        response_format=request.response_format,
+        structure=request.structure,
+        provider_kwargs=request.provider_kwargs,
+    )
+    key = id(instruction)
+    ref = weakref.ref(instruction)
+    with _options_lock:
+        _options[key] = (ref, options)
+    weakref.finalize(instruction, _forget, key, ref)
+
+
+def _forget(key: int, ref: weakref.ref[Any]) -> None:
+    with _options_lock:
+        entry = _options.get(key)
+        if entry is not None and entry[0] is ref:
+            del _options[key]
+
+
+def turn_options(instruction: Any) -> TurnOptions | None:
+    """The options remembered for this very instruction object, or None."""
+    with _options_lock:
+        entry = _options.get(id(instruction))
+    if entry is None or entry[0]() is not instruction:
+        return None
+    return entry[1]
+
+
+def _current_blocks(branch: Branch) -> tuple[ContextBlock, ...]:
+    if not branch._context_providers or branch.msgs.system is None:
+        return ()
+    report = branch.last_context_report
+    if report is None:
+        return ()
+    return context_blocks_from_report(list(report.blocks or ()), report)
+
+
+def _newest_instruction(branch: Branch) -> Any:
+    from lionagi.protocols.messages import Instruction
+
+    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    for uid in reversed(list(branch.progression)):
+        msg = pile.get(uid)
+        if isinstance(msg, Instruction):
+            return msg
+    return None
+
+
+def estimate_next_request_tokens(branch: Branch) -> int:
+    """Estimated input tokens of the branch's next chat request (see the module contract)."""
+    from lionagi.service.connections.api_calling import estimate_payload_input_tokens
+
+    newest = _newest_instruction(branch)
+    if newest is None:
+        return 0
+    options = turn_options(newest)
+    request = TurnRequest(
+        instruction=newest,
+        tool_schemas=options.tool_schemas if options else (),
+        response_format=options.response_format if options else None,
+        structure=options.structure if options else None,
+        context_blocks=_current_blocks(branch),
+        provider_kwargs=dict(options.provider_kwargs) if options else {},
+    )
+    compiled = compile_chat_request(branch, request)
+    kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
+    payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
+    return int(estimate_payload_input_tokens(payload))
