@@ -118,14 +118,9 @@ async def test_communicate_and_run_send_identical_messages_over_a_session(
     cli_model = claude_model()
     cli_branch = Branch(system=SYSTEM, chat_model=cli_model)
     spy = BoundarySpy(cli_model, watch=cli_branch)
-    integration._reset_warnings()
-    for number, turn in enumerate(turns):
+    for turn in turns:
         await http_branch.communicate(**turn)
-        if number == 1:  # the first resumed turn warns (once) that the fold is not resent
-            with pytest.warns(integration.TurnsCompatibilityWarning, match="resumes"):
-                out = await collect(cli_branch.run(**turn))
-        else:
-            out = await collect(cli_branch.run(**turn))
+        out = await collect(cli_branch.run(**turn))
         assert isinstance(out[-1], AssistantResponse)
 
     assert spy.payloads == chat_server.payloads()

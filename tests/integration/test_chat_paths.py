@@ -304,17 +304,17 @@ def test_react_context_warns_once_and_context_repeats() -> None:
     assert all("task: t" in m["content"] for m in kw["messages"] if m["role"] == "user")
 
 
-def test_cli_resume_warns_once_when_the_fold_is_not_resent() -> None:
+def test_a_resumed_cli_turn_without_blocks_compiles_the_whole_view_and_does_not_warn() -> None:
     branch = Branch(system="s")
     branch.msgs.add_message(instruction=branch.msgs.create_instruction(instruction="a"))
     branch.msgs.add_message(assistant_response="b", sender=branch.id)
     cli = SimpleNamespace(endpoint=SimpleNamespace(), is_cli=True, provider_session_id="sid")
     with warnings.catch_warnings(record=True) as record:
         warnings.simplefilter("always")
-        for _ in range(2):
-            ins = branch.msgs.create_instruction(instruction="c")
-            prepare_run_kwargs(branch, None, ChatParam(), ins=ins, imodel=cli)
-    assert _gap_warnings(record) == [integration.CLI_RESUME_GAP]
+        ins = branch.msgs.create_instruction(instruction="c")
+        _, kw = prepare_run_kwargs(branch, None, ChatParam(), ins=ins, imodel=cli)
+    assert _gap_warnings(record) == []
+    assert [m["role"] for m in kw["messages"]] == ["user", "assistant", "user"]
 
 
 def test_fresh_cli_session_does_not_warn() -> None:

@@ -35,9 +35,11 @@ Guarantees:
 - All three hold one process-wide lock. ``installed()`` scopes are reference-counted: nested or
   overlapping scopes (any threads or tasks) keep the compiler installed until the last one
   exits, which uninstalls only if the scopes installed it (see ``installed``).
+- A resumed CLI turn that carries context blocks compiles against the records the session does
+  not hold (``_resume.resumed_view``), so the blocks reach the one message the CLI is sent.
 - Known gaps (design §5) warn once per process with ``TurnsCompatibilityWarning``: prompt-cache
-  endpoints (``places_prompt_cache``; lionagi's ``system_blocks`` are not produced), ReAct's
-  context de-dup (not reproduced), and a resumed CLI session (only the last message is sent).
+  endpoints (``places_prompt_cache``; lionagi's ``system_blocks`` are not produced) and ReAct's
+  context de-dup (not reproduced).
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ from ._anthropic import create_payload as anthropic_create_payload
 from ._cache import compile_for_prompt_cache
 from ._estimate import estimate_next_request_tokens, remember_turn_options
 from ._prepare_compat import prepare_messages_for_chat
+from ._resume import resumed_view
 from ._unanswered import record_unanswered, unanswered_reason
 
 if TYPE_CHECKING:
@@ -120,12 +123,6 @@ REACT_DEDUP_GAP = (
     "lionagi-turns: ReAct's 'caller context once per request' de-duplication is not "
     "reproduced; each instruction that carries the caller's context shows it again."
 )
-CLI_RESUME_GAP = (
-    "lionagi-turns: this CLI session resumes, and a resumed session sends only the last "
-    "message; the system text and context blocks folded into the first instruction do not "
-    "reach the model again on this turn."
-)
-
 
 def _warn_once(key: str, message: str) -> None:
     with _warn_lock:
@@ -236,6 +233,8 @@ def prepare_run_kwargs(
     _note_gaps(branch, imodel, cache and _profile == "default")
     blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
     request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
+    model = imodel if imodel is not None else getattr(branch, "chat_model", None)
+    request = resumed_view(branch, model, request)
     extra: dict[str, Any] = {}
     if cache and _profile == "default":
         compiled, extra["system_blocks"] = compile_for_prompt_cache(branch, request)
@@ -243,7 +242,6 @@ def prepare_run_kwargs(
         compiled = _compile(branch, request)
     messages = to_provider_messages(compiled)
     check_image_hosts(messages)
-    _note_resume(branch, imodel, messages, bool(blocks))
     _remember_structure(compiled.instruction, request.response_format, request.structure)
     remember_turn_options(compiled.instruction, request)
     return compiled.instruction, {**compiled.provider_kwargs, **extra, "messages": messages}
@@ -322,16 +320,6 @@ def _note_gaps(branch: Branch, imodel: Any, cache: bool) -> None:
 
     if _react_context.get() and _profile == "default":  # the amendment1 profile de-dups
         _warn_once("react_dedup", REACT_DEDUP_GAP)
-
-
-def _note_resume(branch: Branch, imodel: Any, messages: list[dict[str, Any]], blocks: bool) -> None:
-    model = imodel if imodel is not None else getattr(branch, "chat_model", None)
-    if model is None or not getattr(model, "is_cli", False):
-        return
-    if getattr(model, "provider_session_id", None) is None or len(messages) < 2:
-        return
-    if branch.msgs.system is not None or blocks:
-        _warn_once("cli_resume", CLI_RESUME_GAP)
 
 
 # ------------------------------------------------------------------------ install/uninstall
