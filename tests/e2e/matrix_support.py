@@ -67,19 +67,22 @@ def compiled_turn(
     *,
     call: Mapping[str, Any] | None = None,
     progression: Sequence[UUID] | None = None,
+    react_context: Sequence[Any] | None = None,
 ) -> Messages:
     """``to_provider_messages(compile_chat_request(branch, request))`` for the scenario's turn
     with ``call`` replacing its call (the scenario's blocks stay), built by
     ``scenarios.request_for``; ``progression`` (a snapshot) replaces the scenario's selector.
     lionagi runs no provider on a branch without a system message, so there the request
-    carries no blocks (as in test_matrix)."""
+    carries no blocks (as in test_matrix). ``react_context`` is passed to the compiler (ReAct's
+    later calls)."""
     shaped = dataclasses.replace(scenario, call=dict(call if call is not None else scenario.call))
     request = catalogue.request_for(branch, shaped)
     if progression is not None:
         request = dataclasses.replace(request, progression=tuple(progression))
     if request.context_blocks and branch.msgs.system is None:
         request = dataclasses.replace(request, context_blocks=())
-    return to_provider_messages(compile_chat_request(branch, request))
+    return to_provider_messages(
+        compile_chat_request(branch, request, react_context=react_context))
 
 
 def new_instructions(branch: Branch, before: set[UUID]) -> list[Instruction]:

@@ -244,6 +244,14 @@ def _resumes_with_blocks(scenario: catalogue.Scenario, branch: Branch) -> bool:
     return bool(scenario.blocks) and branch.msgs.system is not None
 
 
+def _react_items(scenario: catalogue.Scenario) -> list[Any] | None:
+    """The caller context lionagi's ReAct puts in ``_react_context`` for its later calls."""
+    context = scenario.call.get("context")
+    if context is None:
+        return None
+    return context if isinstance(context, list) else [context]
+
+
 def _expectations(scenario: catalogue.Scenario, branch: Branch, first: Messages,
                   spy: BoundarySpy, view: tuple, before: set, *,
                   resumed: bool = False) -> list[Messages]:
@@ -254,7 +262,7 @@ def _expectations(scenario: catalogue.Scenario, branch: Branch, first: Messages,
     assert len(spy.calls) == len(instructions) == 3
     tail = resumed and _resumes_with_blocks(scenario, branch)
     later = [
-        compiled_turn(branch, scenario, call=shaped,
+        compiled_turn(branch, scenario, call=shaped, react_context=_react_items(scenario),
                       progression=(_unheld(branch, history_at(boundary.progression, ins))
                                    if tail else history_at(boundary.progression, ins)))
         for shaped, boundary, ins in zip(react_calls(scenario)[1:], spy.calls[1:],

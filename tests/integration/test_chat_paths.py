@@ -285,7 +285,7 @@ def test_no_prompt_cache_no_warning() -> None:
     assert _gap_warnings(record) == []
 
 
-def test_react_context_warns_once_and_context_repeats() -> None:
+def test_react_context_renders_once_per_request_without_a_warning() -> None:
     branch = Branch(system="s")
     ctx = [{"task": "t"}]
     first = branch.msgs.create_instruction(instruction="round 1", context=ctx)
@@ -295,13 +295,16 @@ def test_react_context_warns_once_and_context_repeats() -> None:
     try:
         with warnings.catch_warnings(record=True) as record:
             warnings.simplefilter("always")
-            for _ in range(2):
-                ins = branch.msgs.create_instruction(instruction="round 2", context=ctx)
-                _, kw = prepare_run_kwargs(branch, None, ChatParam(), ins=ins)
+            ins = branch.msgs.create_instruction(instruction="round 2", context=ctx)
+            _, kw = prepare_run_kwargs(branch, None, ChatParam(), ins=ins)
     finally:
         _react_context.reset(token)
-    assert _gap_warnings(record) == [integration.REACT_DEDUP_GAP]
-    assert all("task: t" in m["content"] for m in kw["messages"] if m["role"] == "user")
+    assert _gap_warnings(record) == []
+    users = [m["content"] for m in kw["messages"] if m["role"] == "user"]
+    assert ["task: t" in u for u in users] == [True, False]
+    # Outside ReAct's later calls the same request shows the context on both instructions.
+    _, plain = prepare_run_kwargs(branch, None, ChatParam(), ins=ins)
+    assert all("task: t" in m["content"] for m in plain["messages"] if m["role"] == "user")
 
 
 def test_a_resumed_cli_turn_without_blocks_compiles_the_whole_view_and_does_not_warn() -> None:

@@ -12,6 +12,7 @@ so the estimate runs low. This version:
   provider kwargs), which the adapter keeps in ``turn_options`` beside the recorded instruction,
   never on it: D1's durable record stays free of them. An instruction no adapter compiled
   (recorded by plain lionagi, or reloaded) gets none;
+- passes lionagi's ReAct caller context (``_react.react_context_now``), as the adapter does;
 - adds the context blocks of the branch's ``last_context_report`` when the branch has providers
   and a system message (lionagi gathers them before the pre-call hook, so inside a call they are
   the blocks this very request carries);
@@ -34,6 +35,7 @@ from .._compiler import compile_chat_request
 from .._contracts import ContextBlock, TurnRequest
 from .._providers import to_provider_messages
 from ._adapters import context_blocks_from_report
+from ._react import react_context_now
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -124,7 +126,7 @@ def estimate_next_request_tokens(branch: Branch) -> int:
         context_blocks=_current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
-    compiled = compile_chat_request(branch, request)
+    compiled = compile_chat_request(branch, request, react_context=react_context_now())
     kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
     payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
     return int(estimate_payload_input_tokens(payload))

@@ -37,9 +37,10 @@ Guarantees:
   exits, which uninstalls only if the scopes installed it (see ``installed``).
 - A resumed CLI turn that carries context blocks compiles against the records the session does
   not hold (``_resume.resumed_view``), so the blocks reach the one message the CLI is sent.
-- Known gaps (design §5) warn once per process with ``TurnsCompatibilityWarning``: prompt-cache
-  endpoints (``places_prompt_cache``; lionagi's ``system_blocks`` are not produced) and ReAct's
-  context de-dup (not reproduced).
+- ReAct's caller-context de-dup: the adapter reads lionagi's ``_react_context`` and passes it
+  to ``compile_chat_request(..., react_context=...)`` (and the estimate does the same).
+- Known gaps warn once per process with ``TurnsCompatibilityWarning``: a prompt-cache endpoint
+  with the seed profile forced, and ReAct's de-dup on the prompt-cache layout.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from ._anthropic import create_payload as anthropic_create_payload
 from ._cache import compile_for_prompt_cache
 from ._estimate import estimate_next_request_tokens, remember_turn_options
 from ._prepare_compat import prepare_messages_for_chat
+from ._react import react_context_now
 from ._resume import resumed_view
 from ._unanswered import record_unanswered, unanswered_reason
 
@@ -121,7 +123,8 @@ PROMPT_CACHE_GAP = (
 )
 REACT_DEDUP_GAP = (
     "lionagi-turns: ReAct's 'caller context once per request' de-duplication is not "
-    "reproduced; each instruction that carries the caller's context shows it again."
+    "reproduced by the prompt-cache layout; each instruction that carries the caller's context "
+    "shows it again on this endpoint."
 )
 
 def _warn_once(key: str, message: str) -> None:
@@ -316,9 +319,7 @@ def _note_gaps(branch: Branch, imodel: Any, cache: bool) -> None:
     endpoint = getattr(imodel, "endpoint", None)
     if not cache and bool(getattr(endpoint, "places_prompt_cache", False)):
         _warn_once("prompt_cache", PROMPT_CACHE_GAP)
-    from lionagi.operations.chat._prepare import _react_context
-
-    if _react_context.get() and _profile == "default":  # the amendment1 profile de-dups
+    if cache and react_context_now() is not None:
         _warn_once("react_dedup", REACT_DEDUP_GAP)
 
 
@@ -448,7 +449,8 @@ def _compile(branch: Branch, request: Any) -> Any:
         from ..amendment1._integration import compile_installed
 
         return compile_installed(branch, request)
-    return compile_chat_request(branch, request)
+    return compile_chat_request(branch, request, react_context=react_context_now())
+
 
 
 def install(*, profile: str = "default", budgets: Any = None) -> None:
