@@ -134,6 +134,7 @@ class TappedCompile:
     request: Any
     messages: list[dict[str, Any]]
     progression: tuple[UUID, ...]
+    react_context: Any = None
 
 
 @dataclass
@@ -143,15 +144,16 @@ class CompileTap:
 
     compiled: list[TappedCompile] = field(default_factory=list)
 
-    def __call__(self, branch: Branch, request: Any) -> Any:
+    def __call__(self, branch: Branch, request: Any, *, react_context: Any = None) -> Any:
         from lionagi_turns import compile_chat_request, to_provider_messages
 
-        result = compile_chat_request(branch, request)
+        result = compile_chat_request(branch, request, react_context=react_context)
         self.compiled.append(
             TappedCompile(
                 request=request,
                 messages=to_provider_messages(result),
                 progression=tuple(branch.progression),
+                react_context=react_context,
             )
         )
         return result
@@ -168,4 +170,5 @@ def recompiled(branch: Branch, tapped: TappedCompile) -> list[dict[str, Any]]:
     request = tapped.request
     if request.progression is None:
         request = dataclasses.replace(request, progression=tapped.progression)
-    return to_provider_messages(compile_chat_request(branch, request))
+    return to_provider_messages(
+        compile_chat_request(branch, request, react_context=tapped.react_context))
