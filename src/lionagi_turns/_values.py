@@ -56,6 +56,7 @@ MAX_DEPTH = 100
 MAX_SHARED_ITEMS = 1_000_000
 
 _CONTAINERS = (dict, list, tuple)
+_PLAIN = frozenset({str, bool, float, type(None)})
 _EXIT = object()  # stack marker: leave the container below it
 
 
@@ -75,7 +76,7 @@ def check_value(value: Any, path: str) -> None:
             del open_ids[where]
             continue
         kind = type(item)
-        if kind is str or kind is bool or kind is float or item is None:
+        if kind in _PLAIN:
             continue
         if kind is int:
             _check_int(item, path, where)
@@ -106,14 +107,17 @@ def check_value(value: Any, path: str) -> None:
                 seen.add(ident)
             open_ids[ident] = where
             stack.append((_EXIT, ident, 0))
+            # text, bools, floats and None need no visit: push only what needs a check
             if isinstance(item, dict):
                 for key, child in item.items():
-                    stack.append((child, (where, key), depth + 1))
+                    if type(child) not in _PLAIN:
+                        stack.append((child, (where, key), depth + 1))
                     if type(key) is not str:
                         stack.append((key, (where, _KeyOf(key)), depth + 1))
             else:
                 for index, child in enumerate(item):
-                    stack.append((child, (where, index), depth + 1))
+                    if type(child) not in _PLAIN:
+                        stack.append((child, (where, index), depth + 1))
             continue
         if isinstance(item, set):
             if item:
