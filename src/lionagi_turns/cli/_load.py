@@ -18,25 +18,15 @@ Repairs made only so lionagi accepts the file (listed in ``LoadedBranch.notes``)
 message, lionagi's ``Pile`` refuses it; it is loaded with the first occurrence of each stored id
 (stored messages it omits appended), and the stored order is then put back as the branch's view.
 
-Reading is bounded and refuses before it reads (``read_branch_file``): the path must name a
-regular file (after following symlinks; a FIFO, a device such as ``/dev/zero`` or a socket is
-refused without being opened for reading, so nothing blocks) of at most ``max_bytes`` bytes
-(``DEFAULT_MAX_BYTES``, 64 MiB; the CLI's ``--max-bytes`` or ``LIONAGI_TURNS_MAX_BYTES``
-raises it). The JSON must be strict (``parse_json``): no duplicate key in an object, no
-``NaN``/``Infinity`` or number too large for a float, no integer of more digits than Python
-converts (4,300 by default), no lone surrogate in a string, at most ``MAX_DEPTH`` levels of
-nesting; each refusal names the JSON path. The stored ``chat_model`` and ``parse_model`` are not
-loaded (the CLI never calls a model, and rebuilding one may run lionagi's provider plugin
-discovery, which starts ``git``).
+The file is read bounded and parsed as strict JSON first (``_read``: regular files of at most
+``max_bytes`` bytes only, no repeated keys, non-finite numbers, over-long integers, lone
+surrogates or deep nesting). The stored ``chat_model`` and ``parse_model`` are not loaded (the
+CLI never calls a model, and rebuilding one may run lionagi's provider plugin discovery, which
+starts ``git``).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import os
-import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +36,15 @@ from uuid import UUID
 import lionagi
 from lionagi.protocols.generic.progression import Progression
 from lionagi.protocols.messages import System
+
+from ._read import (
+    DEFAULT_MAX_BYTES,
+    MAX_DEPTH,
+    BranchLoadError,
+    one_line,
+    parse_json,
+    read_branch_file,
+)
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -66,19 +65,7 @@ __all__ = (
 BRANCH_CLASS = "lionagi.session.branch.Branch"
 LIONAGI_VERSION: str = getattr(lionagi, "__version__", "0.36")
 
-DEFAULT_MAX_BYTES = 64 * 1024 * 1024
-MAX_DEPTH = 128
-
 ViewName = Literal["metadata.current_progression", "messages.progression"]
-
-
-class BranchLoadError(ValueError):
-    """The file is not a lionagi 0.36 branch; ``str(error)`` is one line naming the file."""
-
-    def __init__(self, path: str | Path, problem: str) -> None:
-        self.path = str(path)
-        self.problem = one_line(problem)
-        super().__init__(f"{self.path}: {self.problem}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,191 +83,6 @@ class LoadedBranch:
 def load_branch(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedBranch:
     """Read ``path`` and load it (see the module contract)."""
     return parse_branch(parse_json(read_branch_file(path, max_bytes), path), path)
-
-
-def read_branch_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` bytes; checked
-    before reading (see the module contract). BranchLoadError otherwise."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise BranchLoadError(path, "no such file") from None
-    except OSError as exc:
-        raise BranchLoadError(path, f"cannot be read ({exc.strerror or exc})") from None
-    _check_file(path, info.st_mode, info.st_size, max_bytes)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise BranchLoadError(path, f"cannot be read ({exc.strerror or exc})") from None
-    try:
-        info = os.fstat(fd)  # the file opened, which may have been swapped since the stat
-        _check_file(path, info.st_mode, info.st_size, max_bytes)
-        chunks: list[bytes] = []
-        size = 0
-        while size <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except BlockingIOError:
-        raise BranchLoadError(path, "cannot be read without blocking") from None
-    except OSError as exc:
-        raise BranchLoadError(path, f"cannot be read ({exc.strerror or exc})") from None
-    finally:
-        os.close(fd)
-    if size > max_bytes:
-        _too_big(path, size, max_bytes, grew=True)
-    return b"".join(chunks)
-
-
-_FILE_KINDS = (
-    (stat.S_ISFIFO, "a FIFO (named pipe)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _check_file(path: str | Path, mode: int, size: int, max_bytes: int) -> None:
-    if stat.S_ISDIR(mode):
-        raise BranchLoadError(path, "is a directory, expected a branch JSON file")
-    if not stat.S_ISREG(mode):
-        kind = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
-        raise BranchLoadError(
-            path,
-            f"is {kind}, not a regular file; save the branch to a file and pass that file",
-        )
-    if size > max_bytes:
-        _too_big(path, size, max_bytes, grew=False)
-
-
-def _too_big(path: str | Path, size: int, max_bytes: int, *, grew: bool) -> None:
-    measured = f"grew past {max_bytes:,} bytes while being read" if grew else f"is {size:,} bytes"
-    raise BranchLoadError(
-        path,
-        f"{measured}, over the limit of {max_bytes:,} bytes; raise it with --max-bytes N or "
-        "LIONAGI_TURNS_MAX_BYTES=N if the file is a branch you trust",
-    )
-
-
-class _Refused:
-    """A JSON value the strict parser refuses; reported with its path after parsing."""
-
-    __slots__ = ("problem",)
-
-    def __init__(self, problem: str) -> None:
-        self.problem = problem
-
-
-class _Duplicated(dict[str, Any]):
-    """A JSON object that repeated a key (the last value kept, as ``json`` does)."""
-
-    __slots__ = ("duplicates",)
-
-    def __init__(self, pairs: dict[str, Any], duplicates: list[str]) -> None:
-        super().__init__(pairs)
-        self.duplicates = duplicates
-
-
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    obj = dict(pairs)
-    if len(obj) == len(pairs):
-        return obj
-    seen: set[str] = set()
-    duplicates: list[str] = []
-    for key, _ in pairs:
-        if key in seen:
-            duplicates.append(key)
-        seen.add(key)
-    return _Duplicated(obj, duplicates)
-
-
-def _float(text: str) -> Any:
-    value = float(text)
-    return value if math.isfinite(value) else _Refused(f"the number {text[:40]} overflows a float")
-
-
-def _int(text: str) -> Any:
-    try:
-        return int(text)
-    except ValueError:  # more digits than sys.get_int_max_str_digits()
-        return _Refused(f"an integer of {len(text.lstrip('-')):,} digits is too long")
-
-
-def _constant(name: str) -> Any:
-    return _Refused(f"{name} is not a JSON number (non-finite numbers are refused)")
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def parse_json(raw: bytes, path: str | Path = "<data>") -> Any:
-    """Strict UTF-8 JSON (see the module contract); BranchLoadError names the path inside the
-    document of the first value it refuses."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BranchLoadError(path, f"is not UTF-8 text (byte {exc.start})") from None
-    try:
-        data = json.loads(
-            text,
-            object_pairs_hook=_object,
-            parse_float=_float,
-            parse_int=_int,
-            parse_constant=_constant,
-        )
-    except json.JSONDecodeError as exc:
-        raise BranchLoadError(
-            path, f"is not JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except RecursionError:
-        raise BranchLoadError(path, _too_deep()) from None
-    _check_values(data, path)
-    return data
-
-
-def _too_deep() -> str:
-    return f"is nested more than {MAX_DEPTH} levels deep; a saved lionagi branch is not"
-
-
-def _check_values(data: Any, path: str | Path) -> None:
-    """Walk the parsed document once, iteratively, for the values ``parse_json`` refuses."""
-    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
-    while stack:
-        value, depth, trail = stack.pop()
-        if depth > MAX_DEPTH:
-            raise BranchLoadError(path, _too_deep())
-        if isinstance(value, str):
-            if _SURROGATE.search(value):
-                _refuse_at(path, trail, "holds a lone surrogate (not valid Unicode text)")
-        elif isinstance(value, dict):
-            if isinstance(value, _Duplicated):
-                key = value.duplicates[0]
-                _refuse_at(
-                    path,
-                    trail,
-                    f"repeats the key {key[:60]!r} (JSON readers disagree on which value wins); "
-                    "keep one",
-                )
-            for key, item in value.items():
-                if _SURROGATE.search(key):
-                    _refuse_at(path, (*trail, key), "has a key with a lone surrogate")
-                stack.append((item, depth + 1, (*trail, key)))
-        elif isinstance(value, list):
-            stack.extend((item, depth + 1, (*trail, i)) for i, item in enumerate(value))
-        elif isinstance(value, _Refused):
-            _refuse_at(path, trail, value.problem)
-
-
-def _refuse_at(path: str | Path, trail: tuple[Any, ...], problem: str) -> None:
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in trail).lstrip(".")
-    raise BranchLoadError(path, f"{_escape(where) or 'the document'}: {problem}")
-
-
-def _escape(text: str) -> str:
-    return text.encode("unicode_escape").decode("ascii") if not text.isprintable() else text
 
 
 def parse_branch(data: Any, path: str | Path = "<data>") -> LoadedBranch:
@@ -458,8 +260,3 @@ def _json_kind(value: Any) -> str:
     if isinstance(value, int | float):
         return "a number"
     return "null" if value is None else type(value).__name__
-
-
-def one_line(text: str) -> str:
-    """``text`` with every run of whitespace (line breaks included) as one space."""
-    return " ".join(str(text).split())
