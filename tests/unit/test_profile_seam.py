@@ -189,3 +189,29 @@ def test_a_profile_compile_writes_nothing_and_records_durable_content() -> None:
     trace = compile_traced(b, _request(b, tool_schemas=(TOOL,)), profile=profile)
     assert branch_state(b) == before
     assert list(trace.compiled.instruction.content.tool_schemas) == []
+
+
+def test_fold_target_current_folds_into_the_current_instruction() -> None:
+    # ADR-0127's turn segment: this call's blocks on the current instruction only.
+    profile = CompileProfile("turn-fold", fold_system=False, fold_target="current")
+    b = _history()
+    trace = compile_traced(b, _request(b), profile=profile)
+    assert trace.fold is not None and trace.fold.target is None
+    assert loaded(trace.compiled.messages[0]) == {"Guidance": "g1", "Instruction": "q1"}
+    assert loaded(trace.compiled.messages[-1])["Guidance"] == SECTION
+    assert trace.fold_message_index == len(trace.compiled.messages) - 1
+
+
+def test_history_text_replaces_a_historical_rendering_but_not_the_fold_targets() -> None:
+    seen: list[Any] = []
+
+    def as_sent(branch: Any, turn: InstructionTurn, rendered: Any) -> Any:
+        seen.append(rendered)
+        return f"sent earlier as {turn.message.content.instruction}"
+
+    b = _history()
+    seed = compile_traced(b, _request(b)).compiled
+    trace = compile_traced(b, _request(b), profile=CompileProfile("as-sent", history_text=as_sent))
+    users = [m.content for m in trace.compiled.messages if m.role.value == "user"]
+    assert users == [seed.messages[0].content, "sent earlier as q2", seed.messages[-1].content]
+    assert seen == [seed.messages[2].content]  # given the pipeline's own rendering
