@@ -53,7 +53,8 @@ from ._envelope import encode_context_section
 from ._fast.yaml import minimal_yaml
 from ._history import InstructionTurn, select_ids
 from ._profile import CompileProfile
-from ._render import CallOptions, own_copy, render_instruction
+from ._react import react_step
+from ._render import CallOptions, own_copy, render_view
 from ._values import naming_record
 
 if TYPE_CHECKING:
@@ -210,13 +211,19 @@ def _prefix_digests(messages: Sequence[Any]) -> list[str]:
 
 
 def compile_cached(
-    branch: Branch, request: TurnRequest, tool_schemas: Sequence[Any] | None
+    branch: Branch,
+    request: TurnRequest,
+    tool_schemas: Sequence[Any] | None,
+    *,
+    react_context: Sequence[Any] | None = None,
 ) -> CachedCompile:
     """Compile ``request`` under the prompt-cache profile (module rules) through the compiler's
     profile seam (``compile_traced``). ``tool_schemas`` is the conversation's tool set
     (``branch.acts.schema_list``); None takes the stable segment as last recorded (a saved
     branch holds no tool functions; the system text alone when nothing was recorded). Raises
-    what ``compile_chat_request`` raises, before producing any output."""
+    what ``compile_chat_request`` raises, before producing any output. ``react_context``: the
+    caller's context items of a running ReAct turn, for the compiler's ReAct step (lionagi's
+    prompt-cache path applies the same de-duplication)."""
     records = _view_records(branch, request)
     last = records[-1] if records else None
     started = next((r for r in records if r.blocks is not None), None)
@@ -251,11 +258,14 @@ def compile_cached(
         current_options=current_options,
         history_text=_as_sent,
     )
-    trace = compile_traced(branch, request, profile=profile)
+    trace = compile_traced(branch, request, profile=profile, react_context=react_context)
     current = trace.rendered[-1].content
+    # The durable view this instruction renders as history in a request like this one (the
+    # ReAct step shortens its context there as it did here).
+    context = react_step(trace.projection, request.instruction.content, react_context)
     with naming_record(f"current instruction, id {request.instruction.id}"):
-        durable_current = render_instruction(
-            request.instruction.content, results=trace.projection.pending
+        durable_current, _ = render_view(
+            request.instruction.content, results=trace.projection.pending, context=context
         )
 
     messages = trace.compiled.messages

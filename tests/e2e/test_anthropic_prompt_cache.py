@@ -161,11 +161,20 @@ async def react(server: AnthropicServer) -> Branch:
     return branch
 
 
+async def react_with_context(server: AnthropicServer) -> Branch:
+    react_script(server)
+    branch = Branch(system=SYSTEM, chat_model=anthropic(server), tools=TOOLS)
+    await branch.ReAct({"instruction": "How many A1 are in stock?",
+                        "context": {"warehouse": "NORTH", "unit": "pallets"}},
+                       response_format=Summary, extension_allowed=True, max_extensions=2)
+    return branch
+
+
 # ------------------------------------------------------------------------------------ parity
 
 
-@pytest.mark.parametrize("drive", [communicate_x3, operate_x4, react],
-                         ids=["communicate", "operate_actions", "ReAct"])
+@pytest.mark.parametrize("drive", [communicate_x3, operate_x4, react, react_with_context],
+                         ids=["communicate", "operate_actions", "ReAct", "ReAct_context"])
 def test_parity_with_lionagi_bodies_are_byte_identical_without_context_providers(
     uninstalled: None, drive: Callable[[AnthropicServer], Awaitable[Any]]
 ) -> None:
@@ -449,3 +458,20 @@ def test_cache_mode_matrix_every_difference_is_a_registered_one(
     tampered = json.loads(json.dumps(on))
     tampered[-1]["messages"][0]["content"] = json.dumps(tampered[-1]["messages"][0]) + "x"
     assert not compare_cache_bodies(off, tampered, gathered_off).ok
+
+
+def test_react_caller_context_shows_once_per_request_and_keeps_the_prefix(
+    uninstalled: None,
+) -> None:
+    import warnings
+
+    from lionagi_turns.integration import TurnsCompatibilityWarning
+    from lionagi_turns.integration._install import _reset_warnings
+
+    _reset_warnings()  # each gap warns once per process: make this run the first
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TurnsCompatibilityWarning)  # no de-dup gap here
+        bodies = bodies_of(True, react_with_context)
+    assert all(p.ok for p in prefix_pairs(bodies))
+    for body in bodies:
+        assert json.dumps(body["messages"]).count("warehouse: NORTH") == 1

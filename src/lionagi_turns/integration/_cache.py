@@ -15,6 +15,7 @@ segment and lifetime, and what changed against the previous recorded request.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._cache_layout import compile_cached
@@ -29,12 +30,13 @@ __all__ = ("compile_for_prompt_cache", "prompt_cache_view")
 
 
 def compile_for_prompt_cache(
-    branch: Branch, request: TurnRequest
+    branch: Branch, request: TurnRequest, react_context: Sequence[Any] | None = None
 ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
-    """The compiled request and its ordered system blocks (module contract)."""
+    """The compiled request and its ordered system blocks (module contract); ``react_context``
+    is lionagi's ``_react_context`` of a running ReAct turn (the compiler's ReAct step)."""
     acts: Any = getattr(branch, "acts", None)
     schemas = list(getattr(acts, "schema_list", None) or ())
-    result = compile_cached(branch, request, schemas)
+    result = compile_cached(branch, request, schemas, react_context=react_context)
     layout = result.layout
     blocks = SegmentedBlocks(
         list(layout.stable), list(layout.conversation), layout.previous_end

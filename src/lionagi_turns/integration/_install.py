@@ -38,9 +38,10 @@ Guarantees:
 - A resumed CLI turn that carries context blocks compiles against the records the session does
   not hold (``_resume.resumed_view``), so the blocks reach the one message the CLI is sent.
 - ReAct's caller-context de-dup: the adapter reads lionagi's ``_react_context`` and passes it
-  to ``compile_chat_request(..., react_context=...)`` (and the estimate does the same).
+  to ``compile_chat_request(..., react_context=...)`` and to the prompt-cache profile (and the
+  estimate does the same).
 - Known gaps warn once per process with ``TurnsCompatibilityWarning``: a prompt-cache endpoint
-  with the seed profile forced, and ReAct's de-dup on the prompt-cache layout.
+  with the seed profile forced.
 """
 
 from __future__ import annotations
@@ -120,11 +121,6 @@ PROMPT_CACHE_GAP = (
     "places_prompt_cache) but the seed profile is forced (seed_profile_forced()), so the "
     "system text is folded into the first instruction as ADR-0007 D2 step 4 says and no "
     "system_blocks are built. Requests stay correct but lose the cache placement."
-)
-REACT_DEDUP_GAP = (
-    "lionagi-turns: ReAct's 'caller context once per request' de-duplication is not "
-    "reproduced by the prompt-cache layout; each instruction that carries the caller's context "
-    "shows it again on this endpoint."
 )
 
 def _warn_once(key: str, message: str) -> None:
@@ -240,7 +236,9 @@ def prepare_run_kwargs(
     request = resumed_view(branch, model, request)
     extra: dict[str, Any] = {}
     if cache and _profile == "default":
-        compiled, extra["system_blocks"] = compile_for_prompt_cache(branch, request)
+        compiled, extra["system_blocks"] = compile_for_prompt_cache(
+            branch, request, react_context_now()
+        )
     else:
         compiled = _compile(branch, request)
     messages = to_provider_messages(compiled)
@@ -319,8 +317,6 @@ def _note_gaps(branch: Branch, imodel: Any, cache: bool) -> None:
     endpoint = getattr(imodel, "endpoint", None)
     if not cache and bool(getattr(endpoint, "places_prompt_cache", False)):
         _warn_once("prompt_cache", PROMPT_CACHE_GAP)
-    if cache and react_context_now() is not None:
-        _warn_once("react_dedup", REACT_DEDUP_GAP)
 
 
 # ------------------------------------------------------------------------ install/uninstall
