@@ -116,3 +116,11 @@ def test_nothing_skipped_reads_empty() -> None:
     registry.register(Fixed("a"), name="one")
     reading = read_skips(registry, _gather(registry), system_present=True)
     assert reading.skipped == () and reading.undetermined == ()
+
+
+def test_an_empty_registry_means_no_pass_ran_so_an_old_report_is_not_read() -> None:
+    stale = ProviderReport(skipped=["gone"])
+    assert read_skips(None, stale, system_present=True) == read_skips(
+        ContextProviderRegistry(), stale, system_present=True
+    )
+    assert read_skips(None, stale, system_present=True).undetermined == ()

@@ -4,7 +4,8 @@ lionagi's ``ProviderReport.skipped`` names skipped providers without a reason. A
 filled only where the registry's own admission arithmetic (ADR-0008 D3) leaves one
 possibility; every other skipped name is returned in ``undetermined`` with why, never guessed.
 
-Rules, for a name in ``report.skipped`` whose registry entry is unique (the registry
+No registered provider (``registry`` None or empty): lionagi runs no pass and leaves the last
+report in place, so nothing was skipped this turn. Otherwise, for a name in ``report.skipped`` whose registry entry is unique (the registry
 considers entries by descending priority, registration order among equals, and admits a
 result when ``total + tokens <= budget``; ``total`` is the sum of the tokens ``report.fired``
 records for the admitted entries considered before it):
@@ -69,8 +70,9 @@ class SkipReading:
 def read_skips(registry: Any, report: Any, *, system_present: bool) -> SkipReading:
     """The reading of ``report.skipped`` against ``registry`` (see the module rules)."""
     skipped_names = list(getattr(report, "skipped", None) or ())
-    if not skipped_names or registry is None:
-        return SkipReading((), tuple(UndeterminedSkip(n, UNREGISTERED) for n in skipped_names))
+    if not skipped_names or not registry:
+        # no registered provider: lionagi ran no pass this turn and its report is an older one
+        return SkipReading((), ())
     entries = list(registry._entries)
     names = [e.name for e in entries]
     fired = list(getattr(report, "fired", None) or ())
