@@ -4,11 +4,12 @@ lionagi's ``ProviderReport.skipped`` names skipped providers without a reason. A
 filled only where the registry's own admission arithmetic (ADR-0008 D3) leaves one
 possibility; every other skipped name is returned in ``undetermined`` with why, never guessed.
 
-No registered provider (``registry`` None or empty): lionagi runs no pass and leaves the last
-report in place, so nothing was skipped this turn. Otherwise, for a name in ``report.skipped`` whose registry entry is unique (the registry
-considers entries by descending priority, registration order among equals, and admits a
-result when ``total + tokens <= budget``; ``total`` is the sum of the tokens ``report.fired``
-records for the admitted entries considered before it):
+No registered provider (``registry`` None or empty): lionagi runs no pass and leaves an older
+report in place, so nothing was skipped this turn. Otherwise, for a name in ``report.skipped``
+whose registry entry is unique (the registry considers entries by descending priority,
+registration order among equals, and admits a result when ``total + tokens <= budget``;
+``total`` is the sum of the tokens ``report.fired`` records for the admitted entries considered
+before it):
 
 - no system message on the branch and the report is lionagi's systemless shape (every
   registered name skipped, none fired or failed): undetermined - no provider ran, which is
