@@ -24,6 +24,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
+from lionagi._errors import NotFoundError
 from lionagi.operations.schema.structure import Structure
 from lionagi.protocols.generic.element import ID, Observable
 from lionagi.protocols.generic.progression import Progression
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
 __all__ = (
+    "ProgressionIdError",
+    "ProgressionTypeError",
     "context_blocks_from_report",
     "isolate_instruction",
     "legacy_progression",
@@ -44,13 +47,31 @@ __all__ = (
 )
 
 
+class ProgressionIdError(ValueError, NotFoundError):
+    """A progression entry that is a string but not a UUID. Also lionagi's ``NotFoundError``,
+    which lionagi 0.36 raises for it (its lookup finds no such key), so either ``except``
+    works; ``details["value"]`` holds the entry."""
+
+    def __init__(self, message: str, value: Any) -> None:
+        NotFoundError.__init__(self, message, details={"value": value})
+
+
+class ProgressionTypeError(TypeError, NotFoundError):
+    """A progression entry that is no id at all (for example an int). Also lionagi's
+    ``NotFoundError``, which lionagi 0.36 raises for it; ``details["type"]`` names its type."""
+
+    def __init__(self, message: str, value: Any) -> None:
+        NotFoundError.__init__(self, message, details={"type": type(value).__name__})
+
+
 def progression_ids(value: Any) -> tuple[UUID, ...]:
     """Every id in ``value``, in order, as UUIDs.
 
     Accepts a UUID, a UUID string, anything with an ``id`` (a lionagi message or element), a
     ``Progression``, or a list/tuple of any of these (nested lists flattened in order). Raises
-    TypeError naming the position of an item that has no id, and ValueError for a string that
-    is not a UUID.
+    ``ProgressionTypeError`` (a TypeError) naming the position of an item that has no id, and
+    ``ProgressionIdError`` (a ValueError) for a string that is not a UUID; both are also
+    lionagi's ``NotFoundError``, as lionagi 0.36 raises for such entries.
     """
     out: list[UUID] = []
     _collect(value, "progression", out)
@@ -71,18 +92,20 @@ def _collect(value: Any, where: str, out: list[UUID]) -> None:
         try:
             out.append(UUID(value))
         except ValueError as exc:
-            raise ValueError(
+            raise ProgressionIdError(
                 f"{where} holds {value!r}, which is not a UUID string; pass message ids, "
-                "messages or a Progression"
+                "messages or a Progression",
+                value,
             ) from exc
         return
     if isinstance(value, list | tuple):
         for i, item in enumerate(value):
             _collect(item, f"{where}[{i}]", out)
         return
-    raise TypeError(
+    raise ProgressionTypeError(
         f"{where} holds a {type(value).__name__}, which has no message id; pass UUIDs, UUID "
-        "strings, messages, or a Progression"
+        "strings, messages, or a Progression",
+        value,
     )
 
 
