@@ -28,9 +28,9 @@ from rich.table import Table
 from rich.text import Text
 
 from .._compiler import Trace, compile_traced
-from .._durable import _IMAGE_DETAILS
 from .._errors import with_notes
 from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
+from .._parts import check_image_detail
 from ._amendment1 import exclusions_rows, render_exclusions
 from ._inputs import next_request
 from ._load import LoadedBranch, one_line
@@ -44,19 +44,21 @@ def _entry(kind: str, message: str, positions: list[int], ids: list[str]) -> dic
 
 
 def _image_detail_defects(projection: Projection) -> list[dict[str, Any]]:
+    """Retained instructions whose ``image_detail`` the current instruction could not carry
+    (``_parts.check_image_detail``, the one rule for both)."""
     out = []
     for turn in projection.turns:
         if not isinstance(turn, InstructionTurn):
             continue
-        detail = turn.message.content.image_detail
-        if detail is not None and detail not in _IMAGE_DETAILS:
+        try:
+            check_image_detail(turn.message.content.image_detail)
+        except ValueError as exc:
             uid = str(turn.message.id)
             out.append(
                 _entry(
                     "image_detail",
-                    f"instruction at position {turn.position} (id {uid}) has image_detail "
-                    f"{detail!r}; it must be one of {_IMAGE_DETAILS} or None, as for the current "
-                    "instruction",
+                    f"instruction at position {turn.position} (id {uid}): {exc}, as for the "
+                    "current instruction",
                     [turn.position],
                     [uid],
                 )
