@@ -84,6 +84,30 @@ def compiled_call(branch: Branch, instruction: Instruction) -> Messages:
 
 PATHS: dict[str, Call] = {"legacy": legacy_call, "compiled": compiled_call}
 
+# The other profiles on main, each timed like "compiled" and held to PROFILE_SLACK times it.
+PROFILE_SLACK = 1.5
+try:
+    from lionagi_turns._cache_layout import compile_cached
+
+    def cache_call(branch: Branch, instruction: Instruction) -> Messages:
+        compiled = compile_cached(branch, TurnRequest(instruction=instruction), None).compiled
+        return to_provider_messages(compiled)
+
+    PATHS["cache"] = cache_call
+except ImportError:  # pragma: no cover - the profile is not on this checkout
+    pass
+try:
+    from lionagi_turns import amendment1
+
+    def amendment1_call(branch: Branch, instruction: Instruction) -> Messages:
+        request = amendment1.TurnRequest(instruction=instruction)
+        return to_provider_messages(amendment1.compile_chat_request(branch, request))
+
+    PATHS["amend1"] = amendment1_call
+except ImportError:  # pragma: no cover
+    pass
+PROFILES = tuple(name for name in PATHS if name not in ("legacy", "compiled"))
+
 
 @dataclass
 class Sample:
@@ -132,16 +156,26 @@ def _release(branch: Branch | None) -> None:
 def _one_run(
     size: int, order: list[str], measure: Callable[[Call, Branch, Instruction], Any]
 ) -> dict[str, tuple[Any, Any]]:
-    """Both paths on one fresh branch: each path's cold call (neither path reads the other's
-    cache: legacy keeps its renders in the messages, the compiler in ``_cache``), then one more
-    turn is recorded and each path's warm call. ``order`` says which path goes first."""
+    """Every path on one fresh branch: each path's cold call (no path reads another's cache:
+    legacy keeps its renders in the messages, and the render cache is emptied before each of
+    the compiler's profiles), then one more turn is recorded and each path's warm call.
+    ``order`` says which path goes first."""
     branch = workload.build_branch(size)
     turn = workload.turns_recorded(branch)
     first = workload.next_instruction(branch, turn)
-    cold = {name: measure(PATHS[name], branch, first) for name in order}
+    cold, warm, caches = {}, {}, {}
+    for name in order:
+        if name != "legacy":
+            _cache.clear()  # each profile's cold call starts from an empty render cache
+        cold[name] = measure(PATHS[name], branch, first)
+        caches[name] = _cache.snapshot()
     workload.append_turn(branch, first, turn)
     second = workload.next_instruction(branch, turn + 1)
-    warm = {name: measure(PATHS[name], branch, second) for name in order}
+    for name in order:
+        _cache.restore(caches[name])  # the render cache as this path's own last call left it
+        warm[name] = measure(PATHS[name], branch, second)
+    caches.clear()
+    _cache.clear()
     _release(branch)
     return {name: (cold[name], warm[name]) for name in order}
 
@@ -271,6 +305,25 @@ def report(
             if size in TARGET_SIZES and mid > TARGETS[phase]:
                 missed.append(f"{size} messages {phase}: median ratio {mid:.4f} > {TARGETS[phase]}")
         print(f"{size:>8}  " + "   ".join(row))
+    if PROFILES:
+        print(
+            f"\nother profiles / default profile (compiled), per run (min / median / max); "
+            f"target median <= {PROFILE_SLACK}"
+        )
+        for size, samples in results.items():
+            row = []
+            for name in PROFILES:
+                for phase in ("cold", "warm"):
+                    base = getattr(samples["compiled"], phase)
+                    other = getattr(samples[name], phase)
+                    ratios = [o / b for o, b in zip(other, base, strict=True)]
+                    mid = statistics.median(ratios)
+                    row.append(f"{name} {phase} {min(ratios):.2f}/{mid:.2f}/{max(ratios):.2f}")
+                    if size in TARGET_SIZES and mid > PROFILE_SLACK:
+                        missed.append(
+                            f"{size} messages {name} {phase}: {mid:.2f}x the default profile"
+                        )
+            print(f"{size:>8}  " + "  ".join(row))
     missed.extend(_linearity(results))
     if memory:
         print("\npeak traced memory of one call, KiB (cold / warm)")

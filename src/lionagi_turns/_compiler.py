@@ -58,6 +58,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from ._contracts import CompiledChatRequest, CompiledMessage, TurnRequest
 from ._durable import durable_instruction
 from ._fast import cache as _cache
+from ._fast import switch as _switch
 from ._fold import FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from ._profile import SEED_PROFILE, CompileProfile
@@ -131,6 +132,16 @@ def compile_traced(
     react_context: Sequence[Any] | None = None,
 ) -> Trace:
     """The pipeline of the module docstring under ``profile``, with what each pass decided."""
+    with _switch.resolved():  # the fast-path switch is read once per compile
+        return _compile_traced(branch, request, profile, react_context)
+
+
+def _compile_traced(
+    branch: Branch,
+    request: TurnRequest,
+    profile: CompileProfile,
+    react_context: Sequence[Any] | None,
+) -> Trace:
     _check_request(request)
     items = _react_items(react_context)
     view = select_ids(branch, request.progression)
@@ -296,13 +307,16 @@ def _render_history(
 ) -> tuple[Content, Any]:
     options = profile.history_options(branch, turn)
     message = turn.message
+    durable = (
+        fold is None and options is None and turn.context is None
+        and profile.results_section is None
+    )
+    if durable and _switch.fast_path_enabled():  # a cache hit cannot fail: no record naming
+        hit = _cache.cached(message, turn.results, turn.sources)
+        if hit is not _cache.MISS:
+            return hit, None
     with naming_record(_history_record(turn)):
-        if (
-            fold is None
-            and options is None
-            and turn.context is None
-            and profile.results_section is None
-        ):
+        if durable:
             return _cache.render_durable(message, turn.results, turn.sources), None
         kwargs: dict[str, Any] = {} if options is None else {"options": options}
         return render_view(

@@ -134,22 +134,28 @@ def action_result(response: ActionResponse) -> dict[str, Any]:
 
 
 def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
-    """Walk the view once; see the module rules. Never raises for a defect: collects it."""
+    """Walk the view once; see the module rules. Never raises for a defect: collects it.
+
+    Each id is hashed once (its pile lookup); repeats are found through a set of the ids'
+    integers, and only a view with repeats checks each record against the ones seen."""
     pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    records = list(map(pile.get, ids))
     defects: list[Defect] = []
-    _selection_defects(ids, pile, defects)
+    _selection_defects(ids, records, defects)
+    repeats = bool(defects) and any(d.kind == "duplicate_id" for d in defects)
 
     turns: list[Turn] = []
     pending: list[dict[str, Any]] = []
     pending_sources: list[ActionResponse] = []
     seen: set[UUID] = set()
-    for position, uid in enumerate(ids):
-        if uid in seen:
-            continue
-        seen.add(uid)
-        msg = pile.get(uid)
+    for position, msg in enumerate(records):
         if msg is None:
             continue
+        uid = ids[position]
+        if repeats:
+            if uid in seen:
+                continue
+            seen.add(uid)
         rule = rule_for(msg)
         if rule is None:
             defects.append(
@@ -209,9 +215,14 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
     return Projection(turns, pending, defects, pending_sources)
 
 
-def _selection_defects(ids: tuple[UUID, ...], pile: dict[UUID, Any], out: list[Defect]) -> None:
-    for position, uid in enumerate(ids):
-        if uid not in pile:
+def _selection_defects(
+    ids: tuple[UUID, ...], records: list[Any], out: list[Defect]
+) -> None:
+    """``missing_id`` for each position whose record is absent, then ``duplicate_id`` for each
+    repeated id (in order of first appearance)."""
+    for position, record in enumerate(records):
+        if record is None:
+            uid = ids[position]
             out.append(
                 Defect(
                     "missing_id",
@@ -220,10 +231,16 @@ def _selection_defects(ids: tuple[UUID, ...], pile: dict[UUID, Any], out: list[D
                     (str(uid),),
                 )
             )
-    counts = Counter(ids)
-    for uid, count in counts.items():
+    keys = [uid.int for uid in ids]  # UUID equality and hash are those of .int
+    if len(set(keys)) == len(keys):
+        return
+    counts = Counter(keys)
+    for position, key in enumerate(keys):
+        count = counts.get(key, 0)
         if count > 1:
-            positions = tuple(i for i, x in enumerate(ids) if x == uid)
+            del counts[key]  # report each repeated id once, at its first appearance
+            uid = ids[position]
+            positions = tuple(i for i, k in enumerate(keys) if k == key)
             out.append(
                 Defect(
                     "duplicate_id",

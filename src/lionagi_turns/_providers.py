@@ -23,9 +23,13 @@ __all__ = ("check_image_hosts", "to_provider_messages")
 
 def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
     """``[{"role": <str>, "content": <str | list>}]`` in compiled order; list content is
-    deep-copied, so mutating the result never changes ``compiled``."""
+    deep-copied, so mutating the result never changes ``compiled`` (text is immutable and
+    shared as it is)."""
     return [
-        {"role": str(m.role.value), "content": copy.deepcopy(m.content)}
+        {
+            "role": str(m.role.value),
+            "content": m.content if type(m.content) is str else copy.deepcopy(m.content),
+        }
         for m in compiled.messages
     ]
 

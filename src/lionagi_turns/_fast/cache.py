@@ -58,11 +58,15 @@ from .track import trackable
 
 __all__ = (
     "ENV_VAR",
+    "MISS",
     "cache_size",
+    "cached",
     "clear",
     "fast_path_enabled",
     "no_fast_path",
     "render_durable",
+    "restore",
+    "snapshot",
 )
 
 _Ref = weakref.ReferenceType
@@ -73,31 +77,45 @@ _lock = threading.RLock()  # re-entrant: an eviction callback may fire inside _s
 _TRACKED = (_TrackedList, _TrackedDict)
 
 
+MISS: Any = object()  # ``cached``'s answer when no valid entry exists
+
+
+def cached(
+    message: Instruction,
+    results: Sequence[dict[str, Any]] = (),
+    sources: Sequence[ActionResponse] = (),
+) -> Any:
+    """The cached rendering ``render_durable`` would return (a fresh copy), or ``MISS``. Never
+    renders, so it cannot fail; the fast path must be on (the caller checks)."""
+    key = _revisions(message.content, results, sources)
+    if key is None:
+        return MISS
+    entry = _entries.get(id(message))
+    if (
+        entry is not None
+        and entry[1] == key
+        and entry[0]() is message
+        and _same_contents(entry[2], message.content, sources)
+    ):
+        return own_copy(entry[3])
+    return MISS
+
+
 def render_durable(
     message: Instruction,
     results: Sequence[dict[str, Any]] = (),
     sources: Sequence[ActionResponse] = (),
-    *,
-    fast: bool | None = None,
 ) -> Any:
     """The provider-visible rendering of a historical instruction with ``results`` folded in and
     no system/context/guidance fold: exactly ``render_instruction(message.content,
-    results=results)``. ``fast`` is the switch as the caller read it (read here when None)."""
-    if fast is None:
-        fast = fast_path_enabled()
-    if not fast:
+    results=results)``."""
+    if not fast_path_enabled():
         return render_instruction(message.content, results=results)
+    hit = cached(message, results, sources)
+    if hit is not MISS:
+        return hit
     content = message.content
     key = _revisions(content, results, sources)
-    if key is not None:
-        entry = _entries.get(id(message))
-        if (
-            entry is not None
-            and entry[1] == key
-            and entry[0]() is message
-            and _same_contents(entry[2], content, sources)
-        ):
-            return own_copy(entry[3])
     rendered = render_history(content, results)
     if key is not None and trackable(content) and all(trackable(s.content) for s in sources):
         anchors = _anchors(content, sources)
@@ -115,6 +133,20 @@ def clear() -> None:
     """Drop every entry."""
     with _lock:
         _entries.clear()
+
+
+def snapshot() -> dict[int, Any]:
+    """The current entries (for the benchmark: one cache state per compile profile)."""
+    with _lock:
+        return dict(_entries)
+
+
+def restore(entries: dict[int, Any]) -> None:
+    """Replace every entry by a ``snapshot()``'s (entries whose message died since are
+    dropped: their eviction may already have run)."""
+    with _lock:
+        _entries.clear()
+        _entries.update((k, e) for k, e in entries.items() if e[0]() is not None)
 
 
 def _revisions(
