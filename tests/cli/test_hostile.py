@@ -512,3 +512,17 @@ def test_system_that_lionagi_cannot_render_is_rejected_by_every_command(
     check = run_cli("check", str(path), "--format", "json")
     assert check.code == 1
     assert [d["kind"] for d in check.json()["defects"]] == ["compile_error"]
+
+
+def test_quoted_stored_text_and_error_lines_are_bounded(run_cli, tmp_path: Path) -> None:
+    """Text a view quotes from the input (a warning's quote, an error line) is bounded like a
+    body line: a 1 MB whitespace instruction, a 5,000-character path."""
+    branch = Branch()
+    branch.msgs.add_message(instruction=" " * 1_000_000)
+    branch.msgs.add_message(assistant_response="ok")
+    path = save(branch, tmp_path / "spaces.json")
+    run = run_cli("check", str(path))
+    assert run.code == 0, run.stderr
+    assert "empty_instruction" in run.stdout and len(run.stdout) < 20_000
+    line = assert_bad_input(run_cli("check", "x" * 5_000), "characters not shown")
+    assert len(line) < 2 * LINE_HEAD

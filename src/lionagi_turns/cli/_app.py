@@ -57,7 +57,7 @@ from ._inputs import (
 )
 from ._load import DEFAULT_MAX_BYTES, one_line
 from ._prompt_cache import prompt_cache_report, render_prompt_cache
-from ._views import console, inert, print_json
+from ._views import bounded_line, console, inert, print_json
 
 __all__ = ("app", "main")
 
@@ -248,7 +248,7 @@ def diff_command(
 
 
 def _fail(code: int, message: str) -> SystemExit:
-    print(f"lionagi-turns: {inert(one_line(message))}", file=sys.stderr)
+    print(f"lionagi-turns: {inert(bounded_line(one_line(message)))}", file=sys.stderr)
     return SystemExit(code)
 
 

@@ -83,10 +83,16 @@ def _empty_instruction(turn: InstructionTurn, sent: str) -> dict[str, Any]:
     return _entry(
         "empty_instruction",
         f"instruction at position {turn.position} (id {uid}) renders whitespace-only and is "
-        f"sent as the user message {sent!r}",
+        f"sent as the user message {_quoted(sent)}",
         [turn.position],
         [uid],
     )
+
+
+def _quoted(text: str) -> str:
+    if len(text) <= 40:
+        return repr(text)
+    return f"{text[:20]!r}… ({len(text):,} characters)"
 
 
 def _projected_warnings(projection: Projection) -> list[dict[str, Any]]:

@@ -38,6 +38,7 @@ __all__ = (
     "MAX_BODY_LINES",
     "MAX_LINE_CHARS",
     "Row",
+    "bounded_line",
     "bounded_rows",
     "console",
     "inert",
@@ -67,9 +68,16 @@ def inert(text: str) -> str:
     return _CONTROL.sub(lambda m: _escape(m.group()), text)
 
 
+def bounded_line(text: str) -> str:
+    """``text`` shortened like an over-long body line (see the module contract)."""
+    return _row(0, text).text
+
+
 def inert_text(text: str, style: str = "") -> Text:
-    """``inert(text)`` as Rich ``Text`` in ``style``, the escapes styled apart; never parsed as
-    markup."""
+    """``inert(bounded_line(text))`` as Rich ``Text`` in ``style``, the escapes styled apart;
+    never parsed as markup. Every input-derived text a view prints goes through here, so an
+    error message or a warning quoting stored text is bounded like a body line."""
+    text = bounded_line(text)
     out = Text(style=style)
     position = 0
     for match in _CONTROL.finditer(text):
