@@ -180,3 +180,15 @@ def test_a_hostile_record_is_refused_as_the_default_profile_refuses_it() -> None
         with pytest.raises(TypeError) as ours:
             compile_a1(b, budgets=SectionBudgets(history=budget))
         assert str(ours.value) == str(seed.value)
+
+
+def test_on_multimodal_content_the_marker_joins_the_leading_text_part() -> None:
+    b = branch("policy")
+    add_instruction(b, "q1")
+    add_assistant(b, "a1")
+    add_instruction(b, "look", images=["https://example.com/a.png"])
+    add_assistant(b, "seen")
+    compiled = compile_a1(b, budgets=SectionBudgets(history=len("Instruction: look") + 4))
+    first = compiled.messages[0].content
+    assert isinstance(first, list) and first[1]["type"] == "image_url"
+    assert first[0]["text"].startswith(marker("history", 2, "truncated") + "\n\n")
