@@ -1,0 +1,39 @@
+"""The prompt-cache profile keeps ADR-0007's named errors where lionagi 0.36's own
+prompt-cache path goes on silently (registry entries ``consecutive-instructions`` and
+``missing-ids``, which hold in this mode unchanged)."""
+
+from types import SimpleNamespace
+from uuid import uuid4
+
+import pytest
+from lionagi import Branch
+from lionagi.operations.chat._prepare import _prepare_run_kwargs
+from lionagi.operations.types import ChatParam
+
+from lionagi_turns import HistoryError, TurnRequest
+from lionagi_turns._cache_layout import compile_cached
+from lionagi_turns.characterize import registry_entry
+
+CACHE_MODEL = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True))
+
+
+def test_consecutive_instructions_raise_the_adr_error_where_lionagi_drops_one() -> None:
+    branch = Branch(system="s")
+    branch.msgs.add_message(instruction="a")
+    branch.msgs.add_message(instruction="b")
+    ins = branch.msgs.create_instruction(instruction="c")
+    _, kw = _prepare_run_kwargs(branch, None, ChatParam(), ins=ins, imodel=CACHE_MODEL)
+    assert "Instruction: b" not in str(kw["messages"])  # lionagi: "b" silently dropped
+    with pytest.raises(HistoryError) as caught:
+        compile_cached(branch, TurnRequest(instruction=ins), [])
+    assert str(caught.value).startswith(
+        "Consecutive instructions require an intervening assistant response")
+    assert registry_entry("consecutive-instructions").adr_clause == "D2.3"
+
+
+def test_missing_ids_are_one_error_naming_them() -> None:
+    branch = Branch(system="s")
+    ins = branch.msgs.create_instruction(instruction="c")
+    missing = uuid4()
+    with pytest.raises(ValueError, match=str(missing)):
+        compile_cached(branch, TurnRequest(instruction=ins, progression=(missing,)), [])
