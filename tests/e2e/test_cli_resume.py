@@ -95,3 +95,36 @@ async def test_a_resumed_turn_without_blocks_is_compiled_over_the_whole_view(
             await collect(branch.run(question))
     assert [m["role"] for m in spy.calls[1].messages] == ["user", "assistant", "user"]
     assert fake_claude.calls()[1]["prompt"] == spy.calls[1].messages[-1]["content"]
+
+
+async def test_react_rounds_with_caller_context_keep_lionagis_request(
+    fake_claude, claude_model
+) -> None:
+    """The known gap: a later ReAct round with caller context keeps the whole view (its blocks
+    do not reach the session, as in lionagi), so the caller's context is not re-sent."""
+    import json
+
+    from . import workflows
+
+    doc = json.dumps(workflows.CONTEXT_DOC["document"])[1:-1][:200]
+
+    async def react() -> list[dict]:
+        fake_claude.log.unlink(missing_ok=True)
+        fake_claude.script(*({"text": r, "session_id": "S-res"}
+                             for r in workflows._react_replies(2)))
+        branch = Branch(system=SYSTEM, chat_model=claude_model())
+        branch.providers.register(Catalog(), name="catalog")
+        await branch.ReAct(instruction="Check.", context=workflows.CONTEXT_DOC,
+                           max_extensions=1, extension_allowed=True)
+        return fake_claude.calls()
+
+    off = await react()
+    integration._reset_warnings()
+    with integration.installed(), pytest.warns(
+        integration.TurnsCompatibilityWarning, match="later ReAct round resumes"
+    ):
+        on = await react()
+    assert len(on) == len(off) == 3
+    assert [doc in c["prompt"] for c in on] == [doc in c["prompt"] for c in off] == [
+        True, False, False]
+    assert [c["prompt"] for c in on[1:]] == [c["prompt"] for c in off[1:]]

@@ -123,6 +123,13 @@ PROMPT_CACHE_GAP = (
     "system_blocks are built. Requests stay correct but lose the cache placement."
 )
 
+REACT_RESUME_BLOCKS_GAP = (
+    "lionagi-turns: a later ReAct round resumes a CLI session and carries context blocks; "
+    "sending them would re-send the caller's ReAct context every round, so this round keeps "
+    "lionagi's request and its context blocks do not reach the session (as in lionagi 0.36)."
+)
+
+
 def _warn_once(key: str, message: str) -> None:
     with _warn_lock:
         if key in _warned:
@@ -233,7 +240,9 @@ def prepare_run_kwargs(
     blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
     request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
     model = imodel if imodel is not None else getattr(branch, "chat_model", None)
-    request = resumed_view(branch, model, request)
+    request, held_back = resumed_view(branch, model, request, react_context=react_context_now())
+    if held_back:
+        _warn_once("react_resume_blocks", REACT_RESUME_BLOCKS_GAP)
     extra: dict[str, Any] = {}
     if cache and _profile == "default":
         compiled, extra["system_blocks"] = compile_for_prompt_cache(
