@@ -4,7 +4,9 @@ the registry's skips reach the prompt where lionagi's report determines their re
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -252,3 +254,35 @@ async def test_react_under_the_profile_sends_the_context_once_per_call(
         text = "".join(str(m["content"]) for m in call.messages)
         assert text.count("CALLER-CONTEXT") == 200
     assert all(a <= p + 200 for a, p in zip(amended, plain, strict=True)), (amended, plain)
+
+
+async def test_run_on_a_cli_model_sends_the_amended_prompt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Branch.run`` against the fake ``claude`` executable (a real subprocess): the prompt
+    it receives is lionagi's prompt for the amended compiled messages, markers included."""
+    import e2e.conftest as e2e_conftest  # type: ignore[import-not-found]  # puts fake claude on PATH
+    from e2e.harness import cli_prompt, collect  # type: ignore[import-not-found]
+    from lionagi.providers.anthropic import claude_code
+
+    log = tmp_path / "calls.jsonl"
+    monkeypatch.setenv("FAKE_CLAUDE_LOG", str(log))
+    monkeypatch.setattr(claude_code, "CLAUDE_CLI", str(e2e_conftest.FAKE_CLAUDE))
+    monkeypatch.setattr(claude_code, "HAS_CLAUDE_CODE_CLI", True)
+
+    b = Branch(system="policy", chat_model=iModel(provider="claude_code", model="sonnet"))
+    add_instruction(b, "q1")
+    add_assistant(b, "calling")
+    add_action_pair(b, "lookup", {"q": "x"}, "found")
+    budgets = SectionBudgets(history=0)
+    ins = b.msgs.create_instruction(instruction="now")
+    expected = to_provider_messages(
+        compile_chat_request(b, TurnRequest(instruction=ins), budgets=budgets)
+    )
+    install(profile="amendment1", budgets=budgets)
+    await collect(b.run("now"))
+    calls = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert len(calls) == 1
+    assert calls[0]["prompt"] == cli_prompt(expected)
+    assert marker("history", 2, "truncated") in calls[0]["prompt"]
+    assert "LIONAGI_TOOL_RESULTS_JSON" in calls[0]["prompt"]
