@@ -7,6 +7,7 @@ import threading
 
 import lionagi
 import pytest
+from lionagi.agent import context_fold
 from lionagi.operations.chat import _prepare
 from lionagi.operations.chat import chat as chat_mod
 from lionagi.operations.parse import parse as parse_mod
@@ -16,6 +17,7 @@ from lionagi.protocols.messages import prepare as prepare_mod
 
 import lionagi_turns
 from lionagi_turns.integration import IntegrationError
+from lionagi_turns.integration import _estimate as estimate
 from lionagi_turns.integration import _install as integration
 from lionagi_turns.integration import _prepare_compat as prepare_compat
 
@@ -27,6 +29,8 @@ SITES = [
     (messages_pkg, "prepare_messages_for_chat", prepare_compat.prepare_messages_for_chat),
     (prepare_mod, "prepare_messages_for_chat", prepare_compat.prepare_messages_for_chat),
     (parse_mod, "_try_propagate_structure", integration.propagate_structure),
+    (run_mod, "run", integration.run_recording_outcome),
+    (context_fold, "estimate_next_request_tokens", estimate.estimate_next_request_tokens),
 ]
 
 
