@@ -1,14 +1,18 @@
 """Shared by the hostile-input tests: a fingerprint of a branch that survives hostile values,
 and a DNS trap.
 
-``fingerprint(branch)`` is ``branch.to_dict()`` written out as text by a walk that never calls
-a value's ``__eq__``, ``__repr__`` or ``__hash__`` and marks a cycle instead of following it,
-plus each stored content's identity and lionagi revision counter: equal fingerprints before
-and after a compile mean no record, value or progression changed.
+``fingerprint(branch)`` is every stored record (id, kind, sender, recipient, metadata and each
+content field), the branch metadata and its progression, written out as text by a walk that
+never calls a value's ``__eq__``, ``__repr__`` or ``__hash__`` and marks a cycle instead of
+following it, plus each stored content's identity and lionagi revision counter: equal
+fingerprints before and after a compile mean no record, value or progression changed. It reads
+the fields directly rather than through ``branch.to_dict()``, which pydantic cannot serialize
+for some hostile values (one whose ``__eq__`` raises).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,7 +50,9 @@ def _canon(value: Any, open_ids: set[int], out: list[str]) -> None:
             return
         open_ids.add(id(value))
         out.append(f"{kind.__qualname__}(")
-        items = dict.items(value) if isinstance(value, dict) else value
+        # The base type's own iterator: a subclass's __iter__ may raise.
+        base = next(b for b in (dict, list, tuple, set, frozenset) if isinstance(value, b))
+        items = dict.items(value) if base is dict else base.__iter__(value)
         for item in items:
             if isinstance(value, dict):
                 _canon(item[0], open_ids, out)
@@ -63,7 +69,13 @@ def _canon(value: Any, open_ids: set[int], out: list[str]) -> None:
 
 def fingerprint(branch: Branch) -> tuple[str, tuple[Any, ...]]:
     out: list[str] = []
-    _canon(branch.to_dict(), set(), out)
+    _canon(dict(branch.metadata), set(), out)
+    for m in branch.msgs.messages:
+        out.append(f"|{m.id}:{type(m).__name__}:{m.sender}:{m.recipient}:")
+        _canon(dict(m.metadata), set(), out)
+        for f in dataclasses.fields(m.content):
+            out.append(f";{f.name}=")
+            _canon(getattr(m.content, f.name), set(), out)
     records = tuple(
         (m.id, type(m).__name__, id(m.content), getattr(m.content, "_revision", None))
         for m in branch.msgs.messages

@@ -469,3 +469,25 @@ def test_a_stored_assistant_response_that_is_not_text_is_named() -> None:
         f"assistant_response is of type dict, not text (history position 1, assistant response "
         f"id {reply.id})",
     )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda b, ins: ins.content.prompt_context[0].update({"k": 2}),  # tracked in-place edit
+        lambda b, ins: dict.__setitem__(ins.content.prompt_context[0], "k", 3),  # untracked
+        lambda b, ins: object.__setattr__(ins.content, "guidance", "other"),
+        lambda b, ins: ins.metadata.update({"note": 1}),
+        lambda b, ins: b.msgs.progression.remove(ins.id),
+        lambda b, ins: b.metadata.update({"current_progression": []}),
+    ],
+    ids=["tracked", "untracked", "field", "record-metadata", "progression", "branch-metadata"],
+)
+def test_the_fingerprint_sees_every_kind_of_change(change) -> None:
+    """The helper the hostile tests compare before/after is not blind: each change differs."""
+    b = branch(system="policy")
+    ins = add_instruction(b, "old", context=[{"k": 1}])
+    add_assistant(b, "seen")
+    before = fingerprint(b)
+    change(b, ins)
+    assert fingerprint(b) != before
