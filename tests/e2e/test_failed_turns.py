@@ -203,3 +203,29 @@ async def test_a_compile_error_records_nothing(fake_claude, claude_model) -> Non
         assert [m.to_dict() for m in branch.messages] == before
     assert fake_claude.calls() == []
 
+
+
+async def test_a_branch_failed_without_install_is_repaired_explicitly(
+    fake_claude, claude_model
+) -> None:
+    from lionagi_turns import HistoryError
+    from lionagi_turns.integration import mark_unanswered_turns
+
+    fake_claude.script(OK, FAIL, FAIL, OK)
+    branch = Branch(system=SYSTEM, chat_model=claude_model())
+    await collect(branch.run("first"))
+    await failing_turns(branch, "attempt 0", "attempt 1")  # plain lionagi: no markers
+    assert markers(branch) == []
+    before = [m.id for m in branch.messages]
+    with integration.installed():
+        with pytest.raises(HistoryError, match="^Consecutive instructions"):
+            await collect(branch.run("after"))
+        assert [m.id for m in branch.messages] == before, "the refusal recorded nothing"
+        added = await mark_unanswered_turns(branch)
+        assert [m.metadata[UNANSWERED_KEY]["reason"] for m in added] == ["an earlier failure"] * 2
+        assert await mark_unanswered_turns(branch) == []  # idempotent
+        out = await collect(branch.run("after"))
+    assert [type(m).__name__ for m in out] == ["Instruction", "AssistantResponse"]
+    assert kinds(branch) == ["System", "Instruction", "AssistantResponse", "Instruction",
+                             "Marker", "Instruction", "Marker", "Instruction",
+                             "AssistantResponse"]

@@ -17,6 +17,7 @@ from ._install import (
     propagate_structure,
     uninstall,
 )
+from ._unanswered import mark_unanswered_turns
 
 __all__ = (
     "IntegrationError",
@@ -27,6 +28,7 @@ __all__ = (
     "installed",
     "is_installed",
     "legacy_progression",
+    "mark_unanswered_turns",
     "prepare_run_kwargs",
     "progression_ids",
     "propagate_structure",

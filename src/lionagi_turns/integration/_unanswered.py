@@ -18,6 +18,10 @@ Contract of ``record_unanswered(branch, instruction, reason)``:
   callbacks fire) and moves it to directly after the turn's records (its action requests and
   responses included) in the manager's progression, and in a ``current_progression`` view that
   holds the instruction. Every existing record stays where it was.
+- ``mark_unanswered_turns(branch)`` does the same, explicitly, for every unanswered instruction
+  already in the branch's progression (a branch whose turns failed without ``install()``), with
+  the reason ``"an earlier failure"``; call it only while no turn runs on the branch (a running
+  turn's instruction is unanswered until its response arrives).
 - The marker is an ordinary record: it serializes with ``Branch.to_dict()``, reloads with
   ``Branch.from_dict()``, compiles as an assistant message (plain lionagi renders it the same
   way), and ``lionagi-turns compile`` shows it.
@@ -36,7 +40,13 @@ if TYPE_CHECKING:
     from lionagi.protocols.generic.progression import Progression
     from lionagi.session.branch import Branch
 
-__all__ = ("UNANSWERED_KEY", "UNANSWERED_TEXT", "record_unanswered", "unanswered_reason")
+__all__ = (
+    "UNANSWERED_KEY",
+    "UNANSWERED_TEXT",
+    "mark_unanswered_turns",
+    "record_unanswered",
+    "unanswered_reason",
+)
 
 UNANSWERED_KEY = "lionagi_turns_unanswered"
 UNANSWERED_TEXT = "(no response: this turn ended with {reason} before the model answered)"
@@ -102,3 +112,25 @@ async def record_unanswered(
         if view_end is not None:
             _place(view, recorded.id, view_end)
     return recorded if isinstance(recorded, AssistantResponse) else marker
+
+
+UNKNOWN_REASON = "an earlier failure"
+
+
+async def mark_unanswered_turns(branch: Branch) -> list[AssistantResponse]:
+    """Record the marker after every instruction in ``branch.msgs.progression`` that no
+    assistant response answers (see the module contract); returns the markers, oldest first.
+    Only while no turn runs on ``branch``."""
+    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pending = [
+        pile[uid]
+        for uid in list(branch.msgs.progression)
+        if isinstance(pile.get(uid), Instruction)
+        and _turn_end(branch, branch.msgs.progression, uid) is not None
+    ]
+    out = []
+    for instruction in pending:
+        marker = await record_unanswered(branch, instruction, UNKNOWN_REASON)
+        if marker is not None:
+            out.append(marker)
+    return out
