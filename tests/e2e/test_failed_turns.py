@@ -218,7 +218,7 @@ async def test_a_branch_failed_without_install_is_repaired_explicitly(
     assert markers(branch) == []
     before = [m.id for m in branch.messages]
     with integration.installed():
-        with pytest.raises(HistoryError, match="^Consecutive instructions"):
+        with pytest.raises(HistoryError, match=r"^Consecutive instructions"):
             await collect(branch.run("after"))
         assert [m.id for m in branch.messages] == before, "the refusal recorded nothing"
         added = await mark_unanswered_turns(branch)
