@@ -36,12 +36,15 @@ Guarantees:
   overlapping scopes (any threads or tasks) keep the compiler installed until the last one
   exits, which uninstalls only if the scopes installed it (see ``installed``).
 - A resumed CLI turn that carries context blocks compiles against the records the session does
-  not hold (``_resume.resumed_view``), so the blocks reach the one message the CLI is sent.
+  not hold (``_resume.resumed_view``), so the blocks reach the one message the CLI is sent;
+  except within one of ReAct's later calls, which keeps lionagi's view (a known gap).
+- A ``run()`` turn that ends unanswered gets one explicit marker record
+  (``run_recording_outcome``, ``_unanswered``), so the branch stays usable.
 - ReAct's caller-context de-dup: the adapter reads lionagi's ``_react_context`` and passes it
   to ``compile_chat_request(..., react_context=...)`` and to the prompt-cache profile (and the
   estimate does the same).
 - Known gaps warn once per process with ``TurnsCompatibilityWarning``: a prompt-cache endpoint
-  with the seed profile forced.
+  with the seed profile forced; context blocks of a later ReAct round on a resumed CLI session.
 """
 
 from __future__ import annotations
