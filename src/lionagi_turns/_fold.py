@@ -47,7 +47,6 @@ __all__ = (
     "FoldParts",
     "FoldPlan",
     "encode",
-    "fold_text",
     "guidance_part",
     "guidance_text",
     "holds_section",
@@ -91,14 +90,6 @@ class FoldParts:
         """Non-empty ``(label, text)`` parts in fold order (labels system/context/guidance)."""
         parts = (("system", self.system), ("context", self.context), ("guidance", self.guidance))
         return [(label, text) for label, text in parts if text]
-
-
-def fold_text(system: str, context: str, guidance: Any) -> str:
-    """The fold for these parts, or ``""`` when neither a system nor a context section is in
-    it (nothing is folded; the guidance renders as the instruction holds it)."""
-    if not (system or context):
-        return ""
-    return FoldParts(system, context, guidance_text(guidance)).text
 
 
 @dataclass(frozen=True, slots=True)
