@@ -15,6 +15,8 @@ from typing import Any, Literal
 from lionagi.protocols.messages import Instruction
 from lionagi.protocols.messages.instruction import InstructionContent
 
+from ._parts import check_image_detail
+
 __all__ = (
     "DURABLE_FIELDS",
     "LEGACY_TRANSIENT_KEYS",
@@ -23,7 +25,6 @@ __all__ = (
 )
 
 LEGACY_TRANSIENT_KEYS = frozenset({"tool_schemas", "response_format", "structure"})
-_IMAGE_DETAILS = ("low", "high", "auto")
 
 
 @dataclass(slots=True)
@@ -38,10 +39,7 @@ class DurableInstructionContent:
     image_detail: Literal["low", "high", "auto"] | None = None
 
     def __post_init__(self) -> None:
-        if self.image_detail is not None and self.image_detail not in _IMAGE_DETAILS:
-            raise ValueError(
-                f"image_detail must be one of {_IMAGE_DETAILS} or None, got {self.image_detail!r}"
-            )
+        check_image_detail(self.image_detail)
         if not isinstance(self.prompt_context, list):
             raise TypeError(
                 f"prompt_context must be a list, got {type(self.prompt_context).__name__}"
