@@ -59,7 +59,7 @@ from ._contracts import CompiledChatRequest, CompiledMessage, TurnRequest
 from ._durable import durable_instruction
 from ._fast import cache as _cache
 from ._fast import switch as _switch
-from ._fold import FoldParts, FoldPlan, guidance_text
+from ._fold import Encoding, FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from ._profile import SEED_PROFILE, CompileProfile
 from ._react import react_step
@@ -219,18 +219,11 @@ def _plan_fold(
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     section = profile.envelope(request.context_blocks)
-    target = next(
-        (i for i, t in enumerate(projection.turns) if isinstance(t, InstructionTurn)), None
-    )
-    if profile.fold_target == "current":
-        target = None
-    turn = projection.turns[target] if target is not None else None
-    content = turn.message.content if isinstance(turn, InstructionTurn) else None
-    guidance = (content if content is not None else request.instruction.content).guidance
-    if isinstance(turn, InstructionTurn):
-        record = _history_record(turn)
+    target, turn = _fold_target(projection, profile)
+    if turn is not None:
+        guidance, record = turn.message.content.guidance, _history_record(turn)
     else:
-        record = _current_record(request)
+        guidance, record = request.instruction.content.guidance, _current_record(request)
     with naming_record(record):
         parts = FoldParts(system_text, section, guidance_text(guidance))
     folded = FoldParts(
@@ -240,14 +233,29 @@ def _plan_fold(
     )
     if not (folded.system or folded.context):
         return parts, None
-    if isinstance(turn, InstructionTurn):
+    if turn is not None:
         rendered, encoding = _render_history(branch, turn, profile, folded)
     else:
         rendered, encoding = _render_current(
             branch, request, projection, profile, current_context, folded
         )
-    assert encoding is not None
+    if encoding is None:  # pragma: no cover - render_view returns an encoding with a fold
+        raise AssertionError("a rendering that carries the fold must report its encoding")
     return parts, FoldPlan(target, folded, encoding, rendered)
+
+
+def _fold_target(
+    projection: Projection, profile: CompileProfile
+) -> tuple[int | None, InstructionTurn | None]:
+    """The index in ``projection.turns`` and the turn of the fold's target: the first retained
+    instruction, or ``(None, None)`` for the current one (no retained instruction, or the
+    profile folds into the current turn)."""
+    if profile.fold_target == "current":
+        return None, None
+    for index, turn in enumerate(projection.turns):
+        if isinstance(turn, InstructionTurn):
+            return index, turn
+    return None, None
 
 
 # --------------------------------------------------------------------------- pass 6
@@ -304,7 +312,7 @@ def _render(
 
 def _render_history(
     branch: Branch, turn: InstructionTurn, profile: CompileProfile, fold: FoldParts | None
-) -> tuple[Content, Any]:
+) -> tuple[Content, Encoding | None]:
     options = profile.history_options(branch, turn)
     message = turn.message
     durable = (
@@ -358,7 +366,7 @@ def _render_current(
     profile: CompileProfile,
     context: list[Any] | None,
     fold: FoldParts | None,
-) -> tuple[Content, Any]:
+) -> tuple[Content, Encoding | None]:
     with naming_record(_current_record(request)):
         return render_view(
             request.instruction.content,
