@@ -189,7 +189,9 @@ def _check_request(request: TurnRequest) -> None:
     content = request.instruction.content
     if not isinstance(content, InstructionContent):
         raise TypeError(
-            f"TurnRequest.instruction.content is {type(content).__name__}, not InstructionContent"
+            f"TurnRequest.instruction.content is {type(content).__name__}, not "
+            "InstructionContent; build the instruction with "
+            "branch.msgs.create_instruction(instruction=...)"
         )
 
 
@@ -346,7 +348,8 @@ def _assistant_text(turn: AssistantTurn) -> str:
         if not isinstance(text, str):
             raise TypeError(
                 f"assistant_response is of type {type(text).__name__}, not text (history "
-                f"position {position}, assistant response id {message.id})"
+                f"position {position}, assistant response id {message.id}); store the reply "
+                "as a string"
             )
     return "\n\n".join(m.content.assistant_response for m in turn.messages)
 

@@ -178,7 +178,10 @@ class CompiledChatRequest:
         _set(self, "messages", tuple(self.messages))
         bad = [i for i, m in enumerate(self.messages) if not isinstance(m, CompiledMessage)]
         if bad:
-            raise TypeError(f"CompiledChatRequest.messages{bad} are not CompiledMessage values")
+            raise TypeError(
+                f"CompiledChatRequest.messages{bad} are not CompiledMessage values; build "
+                "each with CompiledMessage(role=..., content=...)"
+            )
         _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "CompiledChatRequest"))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CompiledChatRequest:

@@ -61,7 +61,7 @@ def test_a_cyclic_history_context_and_a_non_text_reply_are_named(
         compile_(c, c.msgs.create_instruction(instruction="now"))
     assert str(named.value) == (
         f"assistant_response is of type list, not text (history position 2, assistant "
-        f"response id {reply.id})"
+        f"response id {reply.id}); store the reply as a string"
     )
 
 

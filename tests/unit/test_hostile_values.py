@@ -467,7 +467,7 @@ def test_a_stored_assistant_response_that_is_not_text_is_named() -> None:
     _refused(
         b, TurnRequest(instruction=_current(b)), TypeError,
         f"assistant_response is of type dict, not text (history position 1, assistant response "
-        f"id {reply.id})",
+        f"id {reply.id}); store the reply as a string",
     )
 
 
