@@ -256,8 +256,18 @@ def test_compile_raises_the_named_error_or_returns_adr_ordered_messages(s: Scena
         error_type, prefix = detail
         with pytest.raises(error_type) as raised:
             compile_chat_request(b, request)
-        assert str(raised.value).startswith(prefix), (prefix, str(raised.value))
-        assert raised.value.defects
+        error = raised.value
+        assert len({d.kind for d in error.defects}) == 1, error.defects
+        if prefix in (CONSECUTIVE, FIRST_RULE):
+            # The ADR's exact sentence and nothing else; one note per defect, then the next step.
+            assert str(error) == prefix
+            assert error.__notes__ == [
+                *(d.message for d in error.defects),
+                error.__notes__[-1],
+            ]
+            assert error.__notes__[-1].startswith("next step: ")
+        else:
+            assert str(error).startswith(prefix), (prefix, str(error))
         event(f"raised {error_type.__name__}: {prefix[:30]}")
         return
     compiled = compile_chat_request(b, request)
