@@ -27,7 +27,13 @@ from lionagi.protocols.messages import (
     System,
 )
 
-from lionagi_turns import CompiledChatRequest, CompiledMessage
+from lionagi_turns import (
+    CompiledChatRequest,
+    CompiledMessage,
+    ContextBlock,
+    TurnRequest,
+    compile_chat_request,
+)
 
 
 class MemoNote(Message):
@@ -94,6 +100,21 @@ def add_memo(b: Branch) -> MemoNote:
 
 def set_current_progression(b: Branch, ids: Iterable[UUID]) -> None:
     b.metadata["current_progression"] = Progression(order=list(ids))
+
+
+def compile_now(
+    b: Branch,
+    blocks: tuple[ContextBlock, ...] = (),
+    *,
+    progression: tuple[UUID, ...] | None = None,
+    react_context: list[Any] | None = None,
+    **current: Any,
+) -> CompiledChatRequest:
+    """Compile ``b`` with a new current instruction ``"now"`` (``current`` holds its other
+    fields, ``instruction`` included, for lionagi's ``create_instruction``)."""
+    ins = b.msgs.create_instruction(**{"instruction": "now", **current})
+    request = TurnRequest(instruction=ins, context_blocks=blocks, progression=progression)
+    return compile_chat_request(b, request, react_context=react_context)
 
 
 def result(function: str, arguments: dict[str, Any], output: Any) -> dict[str, Any]:

@@ -6,12 +6,13 @@ from uuid import uuid4
 
 import pytest
 
-from lionagi_turns import HistoryError, TurnRequest, compile_chat_request
+from lionagi_turns import HistoryError
 
 from ._support import (
     add_assistant,
     add_instruction,
     branch,
+    compile_now,
     loaded,
     roles,
     set_current_progression,
@@ -28,14 +29,9 @@ def _two_turns():
     return b, (i1, a1, i2, a2)
 
 
-def _compile(b, progression=None, text="now"):
-    ins = b.msgs.create_instruction(instruction=text)
-    return compile_chat_request(b, TurnRequest(instruction=ins, progression=progression))
-
-
 def test_none_selects_branch_progression() -> None:
     b, _ = _two_turns()
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert [text_of(m) for m in compiled.messages] == [
         "Instruction: first question",
         "first answer",
@@ -48,7 +44,7 @@ def test_none_selects_branch_progression() -> None:
 def test_none_selects_the_current_progression_override() -> None:
     b, (_i1, _a1, i2, a2) = _two_turns()
     set_current_progression(b, [i2.id, a2.id])
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert [text_of(m) for m in compiled.messages] == [
         "Instruction: second question",
         "second answer",
@@ -58,19 +54,19 @@ def test_none_selects_the_current_progression_override() -> None:
 
 def test_explicit_empty_tuple_selects_no_history() -> None:
     b, _ = _two_turns()
-    compiled = _compile(b, progression=())
+    compiled = compile_now(b, progression=())
     assert [text_of(m) for m in compiled.messages] == ["Instruction: now"]
 
 
 def test_explicit_empty_tuple_ignores_the_current_progression_override() -> None:
     b, (i1, a1, _, _) = _two_turns()
     set_current_progression(b, [i1.id, a1.id])
-    assert roles(_compile(b, progression=())) == ["user"]
+    assert roles(compile_now(b, progression=())) == ["user"]
 
 
 def test_explicit_tuple_order_wins_over_creation_order() -> None:
     b, (i1, a1, i2, a2) = _two_turns()
-    compiled = _compile(b, progression=(i2.id, a2.id, i1.id, a1.id))
+    compiled = compile_now(b, progression=(i2.id, a2.id, i1.id, a1.id))
     assert [text_of(m) for m in compiled.messages] == [
         "Instruction: second question",
         "second answer",
@@ -82,7 +78,7 @@ def test_explicit_tuple_order_wins_over_creation_order() -> None:
 
 def test_explicit_tuple_selects_a_subset() -> None:
     b, (i1, a1, _i2, _a2) = _two_turns()
-    compiled = _compile(b, progression=(i1.id, a1.id))
+    compiled = compile_now(b, progression=(i1.id, a1.id))
     assert loaded(compiled.messages[0]) == {"Instruction": "first question"}
     assert len(compiled.messages) == 3
 
@@ -91,7 +87,7 @@ def test_all_missing_ids_are_reported_in_one_value_error() -> None:
     b, (i1, a1, _, _) = _two_turns()
     missing_a, missing_b = uuid4(), uuid4()
     with pytest.raises(ValueError) as raised:
-        _compile(b, progression=(i1.id, missing_a, a1.id, missing_b))
+        compile_now(b, progression=(i1.id, missing_a, a1.id, missing_b))
     err = raised.value
     assert isinstance(err, HistoryError)
     text = str(err)
@@ -111,7 +107,7 @@ def test_missing_ids_error_is_also_lionagis_not_found_error() -> None:
     b, (i1, _, _, _) = _two_turns()
     ghost = uuid4()
     try:
-        _compile(b, progression=(i1.id, ghost))
+        compile_now(b, progression=(i1.id, ghost))
     except NotFoundError as exc:
         caught: BaseException = exc
     assert isinstance(caught, MissingIdsError)
@@ -125,7 +121,7 @@ def test_missing_ids_in_the_current_progression_override_are_reported() -> None:
     ghost = uuid4()
     set_current_progression(b, [i1.id, a1.id, ghost])
     with pytest.raises(ValueError, match=rf"position 2: id {ghost} is not in branch\.msgs"):
-        _compile(b)
+        compile_now(b)
 
 
 def test_missing_ids_are_reported_before_any_later_defect() -> None:
@@ -133,7 +129,7 @@ def test_missing_ids_are_reported_before_any_later_defect() -> None:
     ghost = uuid4()
     # i1 followed by i2 would also be consecutive instructions; the missing id wins.
     with pytest.raises(HistoryError) as raised:
-        _compile(b, progression=(i1.id, i2.id, ghost))
+        compile_now(b, progression=(i1.id, i2.id, ghost))
     assert {d.kind for d in raised.value.defects} == {"missing_id"}
     assert str(ghost) in str(raised.value)
 
@@ -141,7 +137,7 @@ def test_missing_ids_are_reported_before_any_later_defect() -> None:
 def test_duplicate_ids_are_rejected_naming_id_and_positions() -> None:
     b, (i1, a1, i2, _a2) = _two_turns()
     with pytest.raises(ValueError) as raised:
-        _compile(b, progression=(i1.id, a1.id, i2.id, a1.id))
+        compile_now(b, progression=(i1.id, a1.id, i2.id, a1.id))
     err = raised.value
     assert isinstance(err, HistoryError)
     assert str(err).startswith("duplicate ids in progression")
@@ -157,4 +153,4 @@ def test_a_non_id_in_the_current_progression_override_is_named() -> None:
         match=r"branch progression\[1\] = 'not-an-id' is not a "
         r"message id",
     ):
-        _compile(b)
+        compile_now(b)

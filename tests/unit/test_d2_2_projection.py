@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from lionagi.protocols.messages import Instruction, Message, MessageRole
 from pydantic import BaseModel
 
-from lionagi_turns import TurnRequest, UnknownMessageTypeError, compile_chat_request
+from lionagi_turns import UnknownMessageTypeError
 from lionagi_turns._history import project_history
 
 from ._support import (
@@ -20,6 +18,7 @@ from ._support import (
     add_memo,
     add_stray_system,
     branch,
+    compile_now,
     include,
     loaded,
     result,
@@ -32,17 +31,12 @@ class Answer(BaseModel):
     text: str
 
 
-def _compile(b, progression=None, **current):
-    ins = b.msgs.create_instruction(instruction="now", **current)
-    return compile_chat_request(b, TurnRequest(instruction=ins, progression=progression))
-
-
 def test_system_records_in_the_progression_are_not_emitted() -> None:
     b = branch("canonical policy")
     add_instruction(b, "q")
     stray = add_stray_system(b, "stray policy")
     add_assistant(b, "a")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user", "assistant", "user"]
     everything = "".join(text_of(m) for m in compiled.messages)
     assert "stray policy" not in everything
@@ -52,7 +46,7 @@ def test_system_records_in_the_progression_are_not_emitted() -> None:
 
 def test_canonical_system_is_not_emitted_as_a_message() -> None:
     b = branch("canonical policy")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user"]
     assert b.msgs.system is not None and b.msgs.system.id in b.progression
 
@@ -62,7 +56,7 @@ def test_action_requests_are_not_emitted() -> None:
     add_instruction(b, "q")
     add_action_request(b, "orphan_call")
     add_assistant(b, "a")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user", "assistant", "user"]
     assert "orphan_call" not in "".join(text_of(m) for m in compiled.messages)
 
@@ -74,7 +68,7 @@ def test_action_responses_fold_into_the_next_historical_instruction() -> None:
     add_action_pair(b, "lookup", {"q": "x"}, {"hits": 2})
     add_instruction(b, "q2", context=["given"])
     add_assistant(b, "done")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user", "assistant", "user", "assistant", "user"]
     assert loaded(compiled.messages[0]) == {"Instruction": "q1"}
     assert loaded(compiled.messages[2])["Context"] == [
@@ -90,7 +84,7 @@ def test_action_result_projection_has_exactly_function_arguments_output() -> Non
     add_assistant(b, "calling")
     _, response = add_action_pair(b, "lookup", {"q": "x"}, "out")
     assert response.content.action_request_id  # present on the record, absent in the projection
-    compiled = _compile(b)
+    compiled = compile_now(b)
     (item,) = loaded(compiled.messages[-1])["Context"]
     assert list(item) == ["function", "arguments", "output"]
     assert item == result("lookup", {"q": "x"}, "out")
@@ -103,7 +97,7 @@ def test_action_results_append_in_action_response_order() -> None:
     add_action_pair(b, "second_defined", {}, 2)
     add_action_pair(b, "first_defined", {}, 1)
     add_action_pair(b, "third", {"z": 1}, 3)
-    context = loaded(_compile(b).messages[-1])["Context"]
+    context = loaded(compile_now(b).messages[-1])["Context"]
     assert [c["function"] for c in context] == ["second_defined", "first_defined", "third"]
 
 
@@ -113,7 +107,7 @@ def test_action_results_follow_progression_order_not_creation_order() -> None:
     a1 = add_assistant(b, "calling")
     r1, s1 = add_action_pair(b, "alpha", {}, 1)
     r2, s2 = add_action_pair(b, "beta", {}, 2)
-    compiled = _compile(b, progression=(i1.id, a1.id, r2.id, s2.id, r1.id, s1.id))
+    compiled = compile_now(b, progression=(i1.id, a1.id, r2.id, s2.id, r1.id, s1.id))
     assert [c["function"] for c in loaded(compiled.messages[-1])["Context"]] == ["beta", "alpha"]
 
 
@@ -124,7 +118,7 @@ def test_result_equal_to_an_existing_context_item_is_not_appended_again() -> Non
     add_action_pair(b, "lookup", {"q": 1}, "same")
     add_instruction(b, "q2", context=[result("lookup", {"q": 1}, "same")])
     add_assistant(b, "ok")
-    context = loaded(_compile(b).messages[2])["Context"]
+    context = loaded(compile_now(b).messages[2])["Context"]
     assert context == [result("lookup", {"q": 1}, "same")]
 
 
@@ -133,7 +127,7 @@ def test_pending_results_after_the_last_instruction_go_to_the_current_instructio
     add_instruction(b, "q1")
     add_assistant(b, "calling")
     add_action_pair(b, "lookup", {"q": 1}, 10)
-    compiled = _compile(b, context=["caller context"])
+    compiled = compile_now(b, context=["caller context"])
     assert loaded(compiled.messages[-1])["Context"] == [
         "caller context",
         result("lookup", {"q": 1}, 10),
@@ -145,7 +139,7 @@ def test_assistant_responses_become_assistant_messages_with_their_text() -> None
     b = branch()
     add_instruction(b, "q")
     add_assistant(b, "the reply text")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert compiled.messages[1].role is MessageRole.ASSISTANT
     assert compiled.messages[1].content == "the reply text"
 
@@ -161,7 +155,7 @@ def test_historical_instruction_drops_recorded_call_options() -> None:
     stored = b.msgs.messages[b.progression[0]]
     assert isinstance(stored, Instruction) and stored.content.tool_schemas  # legacy record
     add_assistant(b, "a")
-    first = loaded(_compile(b).messages[0])
+    first = loaded(compile_now(b).messages[0])
     assert first == {"Instruction": "old question"}
     assert stored.content.tool_schemas  # the record itself keeps what it had
 
@@ -172,7 +166,7 @@ def test_base_message_with_unset_role_is_ignored() -> None:
     routed = add_base_message(b)
     assert routed.role is MessageRole.UNSET
     add_assistant(b, "a")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user", "assistant", "user"]
     assert "routed" not in "".join(text_of(m) for m in compiled.messages)
 
@@ -183,7 +177,7 @@ def test_unknown_fixed_role_subtype_raises_type_error_naming_it() -> None:
     add_assistant(b, "a")
     memo = add_memo(b)
     with pytest.raises(TypeError) as raised:
-        _compile(b)
+        compile_now(b)
     err = raised.value
     assert isinstance(err, UnknownMessageTypeError)
     assert f"position 2 (id {memo.id}) is a MemoNote with role 'assistant'" in str(err)
@@ -197,7 +191,7 @@ def test_unknown_subtype_with_user_role_is_also_rejected() -> None:
     b = branch()
     reminder = include(b, Reminder(content={"text": "x"}))
     with pytest.raises(UnknownMessageTypeError, match=rf"id {reminder.id}\) is a Reminder"):
-        _compile(b)
+        compile_now(b)
 
 
 def test_subclass_of_a_known_kind_follows_its_base_rule() -> None:
@@ -207,7 +201,7 @@ def test_subclass_of_a_known_kind_follows_its_base_rule() -> None:
     b = branch()
     include(b, TaggedInstruction(content={"instruction": "tagged"}))
     add_assistant(b, "a")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert loaded(compiled.messages[0]) == {"Instruction": "tagged"}
 
 
@@ -263,16 +257,10 @@ def test_every_kind_rule_is_one_row_and_the_walk_dispatches_on_it() -> None:
 
 
 
-def _compile_now(b, blocks=(), progression=None, **current: Any):
-    ins = b.msgs.create_instruction(**{"instruction": "now", **current})
-    request = TurnRequest(instruction=ins, context_blocks=blocks, progression=progression)
-    return compile_chat_request(b, request)
-
-
 def test_results_with_no_conversational_record_before_them_reach_the_current_turn() -> None:
     b = branch("policy")
     add_action_pair(b, "lookup", {"q": 1}, "hit")
-    compiled = _compile_now(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user"]
     rendered = loaded(compiled.messages[0])
     assert rendered["Guidance"] == "policy"
@@ -284,7 +272,7 @@ def test_results_before_the_first_instruction_fold_into_it() -> None:
     add_action_pair(b, "lookup", {"q": 1}, "hit")
     add_instruction(b, "q1")
     add_assistant(b, "a1")
-    compiled = _compile_now(b)
+    compiled = compile_now(b)
     assert loaded(compiled.messages[0])["Context"] == [result("lookup", {"q": 1}, "hit")]
     assert "Context" not in loaded(compiled.messages[-1])
 
@@ -296,7 +284,7 @@ def test_equal_results_in_one_batch_are_appended_once() -> None:
     add_action_pair(b, "lookup", {"q": 1}, "same")
     add_action_pair(b, "lookup", {"q": 1}, "same")
     add_action_pair(b, "lookup", {"q": 1}, "different")
-    context = loaded(_compile_now(b).messages[-1])["Context"]
+    context = loaded(compile_now(b).messages[-1])["Context"]
     assert context == [
         result("lookup", {"q": 1}, "same"),
         result("lookup", {"q": 1}, "different"),

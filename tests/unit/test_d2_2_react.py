@@ -17,15 +17,17 @@ from lionagi.operations.chat._prepare import _react_context
 from lionagi_turns import TurnRequest, compile_chat_request
 from lionagi_turns.characterize.legacy import legacy_messages
 
-from ._support import add_action_pair, add_assistant, add_instruction, branch, branch_state, loaded
+from ._support import (
+    add_action_pair,
+    add_assistant,
+    add_instruction,
+    branch,
+    branch_state,
+    compile_now,
+    loaded,
+)
 
 CTX = {"doc": "caller context", "size": 3}
-
-
-def _compile(b, react_context=None, **current: Any):
-    current.setdefault("instruction", "now")
-    ins = b.msgs.create_instruction(**current)
-    return compile_chat_request(b, TurnRequest(instruction=ins), react_context=react_context)
 
 
 def _contexts(compiled) -> list[Any]:
@@ -52,14 +54,14 @@ def test_without_the_keyword_every_instruction_renders_its_own_context() -> None
 def test_the_first_kept_carrier_keeps_the_items_and_later_ones_render_without() -> None:
     b = branch()
     _rounds(b, 3, [CTX])
-    compiled = _compile(b, react_context=[CTX], context=[CTX])
+    compiled = compile_now(b, react_context=[CTX], context=[CTX])
     assert _contexts(compiled) == [[CTX], None, None, None]
 
 
 def test_the_current_instruction_keeps_them_when_no_history_instruction_carries_them() -> None:
     b = branch()
     _rounds(b, 2, ["something else"])
-    compiled = _compile(b, react_context=[CTX], context=[CTX])
+    compiled = compile_now(b, react_context=[CTX], context=[CTX])
     assert _contexts(compiled) == [["something else"], ["something else"], [CTX]]
 
 
@@ -80,7 +82,7 @@ def test_the_unit_is_the_item_other_items_of_a_later_carrier_stay() -> None:
     add_assistant(b, "reply")
     add_instruction(b, "round 1", context=["own note", CTX, "own tail"])
     add_assistant(b, "reply")
-    compiled = _compile(b, react_context=[CTX], context=[CTX, "current note"])
+    compiled = compile_now(b, react_context=[CTX], context=[CTX, "current note"])
     assert _contexts(compiled) == [[CTX], ["own note", "own tail"], ["current note"]]
 
 
@@ -89,7 +91,7 @@ def test_an_instruction_missing_one_item_is_not_a_carrier() -> None:
     _rounds(b, 1, [CTX, "second"])
     add_instruction(b, "partial", context=[CTX])
     add_assistant(b, "reply")
-    compiled = _compile(b, react_context=[CTX, "second"], context=[CTX, "second"])
+    compiled = compile_now(b, react_context=[CTX, "second"], context=[CTX, "second"])
     assert _contexts(compiled) == [[CTX, "second"], [CTX], None]
 
 
@@ -98,7 +100,7 @@ def test_items_compare_as_lionagi_renders_them_true_is_not_one() -> None:
     _rounds(b, 1, [True])
     add_instruction(b, "ones", context=[1])
     add_assistant(b, "reply")
-    compiled = _compile(b, react_context=[True], context=[True])
+    compiled = compile_now(b, react_context=[True], context=[True])
     assert _contexts(compiled) == [[True], [1], None]
 
 
@@ -107,7 +109,7 @@ def test_a_repeated_item_is_carried_only_by_an_instruction_holding_it_as_often()
     _rounds(b, 1, ["x", "x"])
     add_instruction(b, "once", context=["x"])
     add_assistant(b, "reply")
-    compiled = _compile(b, react_context=["x", "x"], context=["x", "x", "x"])
+    compiled = compile_now(b, react_context=["x", "x"], context=["x", "x", "x"])
     assert _contexts(compiled) == [["x", "x"], ["x"], ["x"]]
 
 
@@ -115,7 +117,7 @@ def test_a_plain_content_instruction_is_not_a_carrier() -> None:
     b = branch()
     add_instruction(b, None, plain_content="raw text", context=[CTX])
     add_assistant(b, "reply")
-    compiled = _compile(b, react_context=[CTX], context=[CTX])
+    compiled = compile_now(b, react_context=[CTX], context=[CTX])
     assert compiled.messages[0].content == "raw text"
     assert loaded(compiled.messages[-1])["Context"] == [CTX]  # no kept carrier: current keeps
 
@@ -126,7 +128,7 @@ def test_results_still_fold_into_an_instruction_the_step_shortened() -> None:
     add_instruction(b, "round 1", context=[CTX])
     add_assistant(b, "calling")
     add_action_pair(b, "lookup", {"q": 1}, "found")
-    compiled = _compile(b, react_context=[CTX], context=[CTX])
+    compiled = compile_now(b, react_context=[CTX], context=[CTX])
     result = {"function": "lookup", "arguments": {"q": 1}, "output": "found"}
     assert _contexts(compiled) == [[CTX], None, [result]]
 
@@ -146,14 +148,14 @@ def test_an_item_that_cannot_be_rendered_disables_the_step() -> None:
     b = branch()
     _rounds(b, 2, [CTX])
     unrenderable = object()
-    compiled = _compile(b, react_context=[unrenderable], context=[CTX])
+    compiled = compile_now(b, react_context=[unrenderable], context=[CTX])
     assert _contexts(compiled) == [[CTX], [CTX], [CTX]]
 
 
 @pytest.mark.parametrize("bad", ["a string", {"a": 1}, 3])
 def test_react_context_must_be_a_sequence_of_items(bad: Any) -> None:
     with pytest.raises(TypeError, match=r"react_context must be a sequence of context items"):
-        _compile(branch(), react_context=bad)
+        compile_now(branch(), react_context=bad)
 
 
 def test_same_messages_as_lionagi_within_a_react_call() -> None:

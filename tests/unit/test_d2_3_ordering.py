@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lionagi_turns import HistoryError, TurnRequest, compile_chat_request
+from lionagi_turns import HistoryError
 
 from ._support import (
     add_action_pair,
@@ -13,6 +13,7 @@ from ._support import (
     add_instruction,
     add_stray_system,
     branch,
+    compile_now,
     loaded,
     roles,
     text_of,
@@ -22,18 +23,13 @@ CONSECUTIVE = "Consecutive instructions require an intervening assistant respons
 FIRST_RULE = "First message in progression must be an Instruction or System"
 
 
-def _compile(b, progression=None, text="now"):
-    ins = b.msgs.create_instruction(instruction=text)
-    return compile_chat_request(b, TurnRequest(instruction=ins, progression=progression))
-
-
 def test_consecutive_assistant_responses_merge_with_exactly_two_newlines() -> None:
     b = branch()
     add_instruction(b, "q")
     add_assistant(b, "one")
     add_assistant(b, "two\n")
     add_assistant(b, "three")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user", "assistant", "user"]
     assert compiled.messages[1].content == "one\n\ntwo\n\n\nthree"
 
@@ -45,7 +41,7 @@ def test_assistant_run_separated_by_ignored_records_still_merges() -> None:
     add_base_message(b)
     add_stray_system(b)
     add_assistant(b, "two")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert [m.content for m in compiled.messages[1:2]] == ["one\n\ntwo"]
 
 
@@ -55,7 +51,7 @@ def test_adjacent_instructions_raise_the_adr_error_naming_both() -> None:
     i2 = add_instruction(b, "q2")
     add_assistant(b, "a")
     with pytest.raises(ValueError) as raised:
-        _compile(b)
+        compile_now(b)
     err = raised.value
     assert isinstance(err, HistoryError)
     assert str(err) == CONSECUTIVE  # exactly the ADR's sentence; details are notes
@@ -76,7 +72,7 @@ def test_instructions_separated_only_by_action_records_are_adjacent() -> None:
     i2 = add_instruction(b, "q2")
     add_assistant(b, "a")
     with pytest.raises(HistoryError) as raised:
-        _compile(b)
+        compile_now(b)
     assert str(raised.value) == CONSECUTIVE
     assert raised.value.__notes__[0].startswith(f"instruction at position 3 (id {i2.id})")
 
@@ -89,7 +85,7 @@ def test_every_consecutive_pair_is_reported() -> None:
     add_instruction(b, "q3")
     add_instruction(b, "q4")
     with pytest.raises(HistoryError) as raised:
-        _compile(b)
+        compile_now(b)
     assert [d.positions for d in raised.value.defects] == [(0, 1), (3, 4)]
     assert len(raised.value.__notes__) == 3  # one per defect, then the next step
 
@@ -99,7 +95,7 @@ def test_systemful_history_starting_with_an_assistant_raises_the_adr_error() -> 
     a0 = add_assistant(b, "hello first")
     add_instruction(b, "q")
     with pytest.raises(ValueError) as raised:
-        _compile(b)
+        compile_now(b)
     err = raised.value
     assert isinstance(err, HistoryError)
     assert str(err) == FIRST_RULE
@@ -114,7 +110,7 @@ def test_first_instruction_rule_applies_to_retained_content_only() -> None:
     add_base_message(b)  # not retained content
     add_instruction(b, "q")
     add_assistant(b, "a")
-    assert roles(_compile(b)) == ["user", "assistant", "user"]
+    assert roles(compile_now(b)) == ["user", "assistant", "user"]
 
 
 def test_systemless_history_may_start_with_an_assistant() -> None:
@@ -122,12 +118,12 @@ def test_systemless_history_may_start_with_an_assistant() -> None:
     add_assistant(b, "greeting")
     add_instruction(b, "q")
     add_assistant(b, "a")
-    assert roles(_compile(b)) == ["assistant", "user", "assistant", "user"]
+    assert roles(compile_now(b)) == ["assistant", "user", "assistant", "user"]
 
 
 def test_without_retained_history_the_current_instruction_is_first() -> None:
     b = branch("policy")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user"]
     assert loaded(compiled.messages[0]) == {"Guidance": "policy", "Instruction": "now"}
 
@@ -136,7 +132,7 @@ def test_current_instruction_is_appended_exactly_once_after_history() -> None:
     b = branch()
     add_instruction(b, "q")
     add_assistant(b, "a")
-    compiled = _compile(b, text="unique current text")
+    compiled = compile_now(b, instruction="unique current text")
     texts = [text_of(m) for m in compiled.messages]
     assert sum("unique current text" in t for t in texts) == 1
     assert texts[-1] == "Instruction: unique current text"
@@ -147,7 +143,7 @@ def test_history_ending_in_an_instruction_is_allowed() -> None:
     add_instruction(b, "q1")
     add_assistant(b, "a1")
     add_instruction(b, "unanswered")
-    compiled = _compile(b)
+    compiled = compile_now(b)
     assert roles(compiled) == ["user", "assistant", "user", "user"]
     assert loaded(compiled.messages[2]) == {"Instruction": "unanswered"}
     assert loaded(compiled.messages[3]) == {"Instruction": "now"}
@@ -156,4 +152,4 @@ def test_history_ending_in_an_instruction_is_allowed() -> None:
 def test_history_of_only_an_instruction_is_allowed() -> None:
     b = branch()
     add_instruction(b, "unanswered")
-    assert roles(_compile(b)) == ["user", "user"]
+    assert roles(compile_now(b)) == ["user", "user"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from lionagi import Branch
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
@@ -12,7 +10,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request, encode_context_section
 from lionagi_turns._envelope import find_context_section
 
-from ._support import add_assistant, add_instruction, branch, loaded, text_of
+from ._support import add_assistant, add_instruction, branch, compile_now, loaded, text_of
 
 BLOCKS = (
     ContextBlock(provider_name="catalog", content="first retrieved value"),
@@ -21,15 +19,9 @@ BLOCKS = (
 SECTION = encode_context_section(BLOCKS)
 
 
-def _compile(b, progression=None, blocks=(), **current):
-    ins = b.msgs.create_instruction(instruction="now", **current)
-    request = TurnRequest(instruction=ins, progression=progression, context_blocks=blocks)
-    return compile_chat_request(b, request)
-
-
 def test_system_context_and_guidance_are_joined_by_exactly_two_newlines() -> None:
     b = branch("System policy.")
-    compiled = _compile(b, blocks=BLOCKS, guidance="Be brief.")
+    compiled = compile_now(b, blocks=BLOCKS, guidance="Be brief.")
     guidance = loaded(compiled.messages[0])["Guidance"]
     assert guidance == "System policy.\n\n" + SECTION + "\n\nBe brief."
 
@@ -37,28 +29,28 @@ def test_system_context_and_guidance_are_joined_by_exactly_two_newlines() -> Non
 def test_system_rendered_text_is_what_folds() -> None:
     b = branch("System policy.")
     assert b.msgs.system is not None
-    compiled = _compile(b, guidance="g")
+    compiled = compile_now(b, guidance="g")
     assert loaded(compiled.messages[0])["Guidance"] == b.msgs.system.rendered + "\n\ng"
 
 
 def test_system_alone_becomes_the_guidance() -> None:
-    compiled = _compile(branch("System policy."))
+    compiled = compile_now(branch("System policy."))
     assert loaded(compiled.messages[0]) == {"Guidance": "System policy.", "Instruction": "now"}
 
 
 def test_system_and_context_without_guidance() -> None:
-    compiled = _compile(branch("System policy."), blocks=BLOCKS)
+    compiled = compile_now(branch("System policy."), blocks=BLOCKS)
     assert loaded(compiled.messages[0])["Guidance"] == "System policy.\n\n" + SECTION
 
 
 def test_context_compiles_on_a_systemless_branch() -> None:
-    compiled = _compile(branch(), blocks=BLOCKS, guidance="Be brief.")
+    compiled = compile_now(branch(), blocks=BLOCKS, guidance="Be brief.")
     assert loaded(compiled.messages[0])["Guidance"] == SECTION + "\n\nBe brief."
 
 
 def test_non_string_guidance_renders_through_minimal_yaml_before_joining() -> None:
     guidance = {"style": "terse", "rules": ["cite", "no guessing"]}
-    compiled = _compile(branch("System policy."), guidance=guidance)
+    compiled = compile_now(branch("System policy."), guidance=guidance)
     expected = "System policy.\n\n" + minimal_yaml(guidance).strip()
     assert loaded(compiled.messages[0])["Guidance"] == expected
 
@@ -69,7 +61,7 @@ def test_fold_applies_to_the_first_retained_instruction() -> None:
     add_assistant(b, "a1")
     add_instruction(b, "q2", guidance="second guidance")
     add_assistant(b, "a2")
-    compiled = _compile(b, blocks=BLOCKS, guidance="current guidance")
+    compiled = compile_now(b, blocks=BLOCKS, guidance="current guidance")
     first, second, current = (loaded(compiled.messages[i]) for i in (0, 2, 4))
     assert first["Guidance"] == "System policy.\n\n" + SECTION + "\n\nold guidance"
     assert second["Guidance"] == "second guidance"
@@ -82,7 +74,7 @@ def test_fold_applies_to_the_first_instruction_of_a_selected_view() -> None:
     add_assistant(b, "a1")
     i2 = add_instruction(b, "q2")
     a2 = add_assistant(b, "a2")
-    compiled = _compile(b, progression=(i2.id, a2.id))
+    compiled = compile_now(b, progression=(i2.id, a2.id))
     assert loaded(compiled.messages[0]) == {"Guidance": "System policy.", "Instruction": "q2"}
     assert "Guidance" not in loaded(compiled.messages[-1])
 
@@ -91,21 +83,21 @@ def test_fold_applies_to_the_current_instruction_without_history() -> None:
     b = branch("System policy.")
     add_instruction(b, "q1")
     add_assistant(b, "a1")
-    compiled = _compile(b, progression=(), blocks=BLOCKS, guidance="g")
+    compiled = compile_now(b, progression=(), blocks=BLOCKS, guidance="g")
     (only,) = compiled.messages
     assert loaded(only)["Guidance"] == "System policy.\n\n" + SECTION + "\n\ng"
 
 
 def test_without_system_or_context_guidance_renders_as_lionagi_renders_it() -> None:
     guidance = {"style": "terse"}
-    compiled = _compile(branch(), guidance=guidance)
+    compiled = compile_now(branch(), guidance=guidance)
     expected = InstructionContent(instruction="now", guidance=guidance).rendered  # type: ignore[arg-type]
     assert compiled.messages[0].content == expected
 
 
 def test_the_fold_is_not_recorded_on_the_compiled_instruction() -> None:
     b = branch("System policy.")
-    compiled = _compile(b, blocks=BLOCKS, guidance="g")
+    compiled = compile_now(b, blocks=BLOCKS, guidance="g")
     assert compiled.instruction.content.guidance == "g"
     record = str(compiled.instruction.to_dict())
     assert "System policy." not in record
@@ -187,15 +179,9 @@ ONE_BLOCK = ContextBlock(provider_name="catalog", content="retrieved")
 ONE_SECTION = encode_context_section((ONE_BLOCK,))
 
 
-def _compile_now(b, blocks=(), progression=None, **current: Any):
-    ins = b.msgs.create_instruction(**{"instruction": "now", **current})
-    request = TurnRequest(instruction=ins, context_blocks=blocks, progression=progression)
-    return compile_chat_request(b, request)
-
-
 @pytest.mark.parametrize("system", ["line one\r\nline two", "bell\x07 in policy"])
 def test_envelope_keeps_its_lines_with_carriage_returns_or_controls_in_system(system: str) -> None:
-    compiled = _compile_now(branch(system), blocks=(ONE_BLOCK,))
+    compiled = compile_now(branch(system), blocks=(ONE_BLOCK,))
     text = text_of(compiled.messages[0])
     assert find_context_section(text) == ONE_SECTION
     assert text == f"{system}\n\n{ONE_SECTION}\n\nInstruction: now"
@@ -204,7 +190,7 @@ def test_envelope_keeps_its_lines_with_carriage_returns_or_controls_in_system(sy
 @pytest.mark.parametrize("char", ["\x7f", "\x9b", "\x85", "\u2028"])
 def test_envelope_is_byte_exact_with_any_character_in_block_content(char: str) -> None:
     block = ContextBlock(provider_name="web", content=f"a{char}b")
-    compiled = _compile_now(branch("policy"), blocks=(block,))
+    compiled = compile_now(branch("policy"), blocks=(block,))
     text = text_of(compiled.messages[0])
     section = encode_context_section((block,))
     assert find_context_section(text) == section

@@ -28,6 +28,7 @@ from ._support import (
     assert_same_state,
     branch,
     branch_state,
+    compile_now,
     include,
     loaded,
     result,
@@ -194,15 +195,9 @@ ONE_BLOCK = ContextBlock(provider_name="catalog", content="retrieved")
 ONE_SECTION = encode_context_section((ONE_BLOCK,))
 
 
-def _compile_now(b, blocks=(), progression=None, **current: Any):
-    ins = b.msgs.create_instruction(**{"instruction": "now", **current})
-    request = TurnRequest(instruction=ins, context_blocks=blocks, progression=progression)
-    return compile_chat_request(b, request)
-
-
 def test_plain_content_fold_target_keeps_system_context_and_guidance() -> None:
     b = branch("policy")
-    compiled = _compile_now(
+    compiled = compile_now(
         b, blocks=(ONE_BLOCK,), instruction=None, plain_content="raw text", guidance="g"
     )
     text = text_of(compiled.messages[0])
@@ -214,7 +209,7 @@ def test_historical_plain_content_fold_target_keeps_the_system() -> None:
     b = branch("policy")
     add_instruction(b, None, plain_content="old raw text")
     add_assistant(b, "a")
-    compiled = _compile_now(b)
+    compiled = compile_now(b)
     assert text_of(compiled.messages[0]) == "policy\n\nold raw text"
 
 
@@ -223,7 +218,7 @@ def test_plain_content_receiving_results_shows_them_after_the_text() -> None:
     add_instruction(b, "q")
     add_assistant(b, "a")
     add_action_pair(b, "lookup", {"q": 1}, "hit")
-    compiled = _compile_now(b, instruction=None, plain_content="raw text", context=["own"])
+    compiled = compile_now(b, instruction=None, plain_content="raw text", context=["own"])
     folded = [result("lookup", {"q": 1}, "hit")]
     expected_results = lionagi_minimal_yaml({"Context": folded}).strip()
     assert text_of(compiled.messages[-1]) == "raw text\n\n" + expected_results
@@ -231,7 +226,7 @@ def test_plain_content_receiving_results_shows_them_after_the_text() -> None:
 
 def test_plain_content_without_fold_or_results_is_sent_as_is() -> None:
     b = branch()
-    compiled = _compile_now(b, instruction=None, plain_content="raw text", guidance="hidden")
+    compiled = compile_now(b, instruction=None, plain_content="raw text", guidance="hidden")
     assert compiled.messages[0].content == "raw text"
 
 
@@ -249,7 +244,7 @@ def test_current_turn_with_text_that_renders_empty_raises() -> None:
 
 
 def test_current_turn_without_text_may_render_minimal_content() -> None:
-    compiled = _compile_now(branch(), instruction=None)
+    compiled = compile_now(branch(), instruction=None)
     assert compiled.messages[0].content == "{}"  # lionagi renders "{}" for an empty instruction
 
 

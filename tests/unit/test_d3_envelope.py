@@ -8,14 +8,12 @@ import pytest
 
 from lionagi_turns import (
     ContextBlock,
-    TurnRequest,
-    compile_chat_request,
     decode_context_section,
     encode_context_section,
 )
 from lionagi_turns._envelope import find_context_section
 
-from ._support import add_assistant, add_instruction, branch, loaded, text_of
+from ._support import add_assistant, add_instruction, branch, compile_now, loaded, text_of
 
 ADR_TWO_BLOCKS = (
     "LIONAGI_CONTEXT_BLOCKS_JSON\n"
@@ -29,17 +27,12 @@ TWO_BLOCKS = (
 )
 
 
-def _compile(b, blocks, **current):
-    ins = b.msgs.create_instruction(instruction="now", **current)
-    return compile_chat_request(b, TurnRequest(instruction=ins, context_blocks=blocks))
-
-
 def test_two_block_section_is_byte_exact_to_the_adr_example() -> None:
     assert encode_context_section(TWO_BLOCKS) == ADR_TWO_BLOCKS
 
 
 def test_compiled_fold_carries_the_byte_exact_section() -> None:
-    compiled = _compile(branch("policy"), TWO_BLOCKS)
+    compiled = compile_now(branch("policy"), TWO_BLOCKS)
     text = text_of(compiled.messages[0])
     assert find_context_section(text) == ADR_TWO_BLOCKS
     assert loaded(compiled.messages[0])["Guidance"] == "policy\n\n" + ADR_TWO_BLOCKS
@@ -47,7 +40,7 @@ def test_compiled_fold_carries_the_byte_exact_section() -> None:
 
 def test_no_blocks_means_no_section() -> None:
     assert encode_context_section(()) == ""
-    compiled = _compile(branch("policy"), ())
+    compiled = compile_now(branch("policy"), ())
     assert "LIONAGI_CONTEXT_BLOCKS_JSON" not in text_of(compiled.messages[0])
 
 
@@ -82,7 +75,7 @@ def test_json_escaping_keeps_the_section_three_lines_and_the_content_exact(conte
 
 def test_envelope_keeps_its_own_three_lines_with_trailing_spaces_and_tabs_in_system() -> None:
     system = "Policy line.   \nIndented\tcolumn\t\nlast line ends in spaces   \t"
-    compiled = _compile(branch(system), TWO_BLOCKS, guidance="Be brief.  ")
+    compiled = compile_now(branch(system), TWO_BLOCKS, guidance="Be brief.  ")
     text = text_of(compiled.messages[0])
     lines = text.split("\n")
     envelope = ADR_TWO_BLOCKS.split("\n")
@@ -101,7 +94,7 @@ def test_envelope_keeps_its_own_lines_with_a_leading_tab_and_yaml_printable_char
 ) -> None:
     # A leading tab makes lionagi's emitter quote the fold; characters str.isprintable()
     # refuses but YAML carries (unassigned, format) must not stop the literal-block splice.
-    compiled = _compile(branch(system), TWO_BLOCKS)
+    compiled = compile_now(branch(system), TWO_BLOCKS)
     text = text_of(compiled.messages[0])
     assert find_context_section(text) == ADR_TWO_BLOCKS
     assert loaded(compiled.messages[0])["Guidance"] == system + "\n\n" + ADR_TWO_BLOCKS
@@ -111,7 +104,7 @@ def test_envelope_keeps_its_own_lines_when_the_fold_target_is_historical() -> No
     b = branch("ends with a tab\t")
     add_instruction(b, "q1", guidance="old guidance")
     add_assistant(b, "a1")
-    compiled = _compile(b, TWO_BLOCKS)
+    compiled = compile_now(b, TWO_BLOCKS)
     assert find_context_section(text_of(compiled.messages[0])) == ADR_TWO_BLOCKS
     expected = "ends with a tab\t\n\n" + ADR_TWO_BLOCKS + "\n\nold guidance"
     assert loaded(compiled.messages[0]) == {"Guidance": expected, "Instruction": "q1"}
@@ -121,7 +114,7 @@ def test_section_exists_only_in_compiled_content() -> None:
     b = branch("policy")
     add_instruction(b, "q1")
     add_assistant(b, "a1")
-    compiled = _compile(b, TWO_BLOCKS)
+    compiled = compile_now(b, TWO_BLOCKS)
     assert "LIONAGI_CONTEXT_BLOCKS_JSON" in text_of(compiled.messages[0])
     record = json.dumps(compiled.instruction.to_dict(), default=str)
     assert "LIONAGI_CONTEXT_BLOCKS_JSON" not in record
