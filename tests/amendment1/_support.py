@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
-from uuid import UUID
 
 from lionagi import Branch
 from lionagi.protocols.generic.progression import Progression
-from lionagi.protocols.messages import ActionRequest, ActionResponse, AssistantResponse, Instruction
+from unit._support import (  # the same real-branch builders as the unit tests
+    add_action_pair,
+    add_assistant,
+    add_instruction,
+    branch,
+    set_current_progression,
+)
 
 from lionagi_turns.amendment1 import (
     CompiledChatRequest,
@@ -18,36 +22,18 @@ from lionagi_turns.amendment1 import (
     compile_chat_request,
 )
 
-
-def branch(system: str | None = None) -> Branch:
-    return Branch(system=system) if system is not None else Branch()
-
-
-def add_instruction(b: Branch, text: str = "ask", **kwargs: Any) -> Instruction:
-    msg = b.msgs.add_message(instruction=text, **kwargs)
-    assert isinstance(msg, Instruction)
-    return msg
-
-
-def add_assistant(b: Branch, text: str = "answer") -> AssistantResponse:
-    msg = b.msgs.add_message(assistant_response=text)
-    assert isinstance(msg, AssistantResponse)
-    return msg
-
-
-def add_action_pair(
-    b: Branch, function: str = "lookup", arguments: dict[str, Any] | None = None, output: Any = 1
-) -> tuple[ActionRequest, ActionResponse]:
-    request = b.msgs.add_message(
-        action_function=function, action_arguments=arguments if arguments is not None else {}
-    )
-    response = b.msgs.add_message(action_request=request, action_output=output)
-    assert isinstance(request, ActionRequest) and isinstance(response, ActionResponse)
-    return request, response
-
-
-def set_current_progression(b: Branch, ids: Iterable[UUID]) -> None:
-    b.metadata["current_progression"] = Progression(order=list(ids))
+__all__ = (
+    "add_action_pair",
+    "add_assistant",
+    "add_instruction",
+    "all_text",
+    "branch",
+    "chars",
+    "compile_a1",
+    "set_current_progression",
+    "snapshot",
+    "text_of",
+)
 
 
 def text_of(message: CompiledMessage) -> str:
