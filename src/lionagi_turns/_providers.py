@@ -36,7 +36,9 @@ def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
 
 def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:
     """Raise ValueError (naming the message index and URL) for an http(s) image whose host
-    lionagi refuses; data URIs need no check."""
+    lionagi refuses; data URIs need no check. An ``image_url`` part without a URL string
+    (``{"image_url": {"url": <str>}}``) is a TypeError: it cannot be checked, so it is not
+    passed."""
     for index, message in enumerate(messages):
         content = message.get("content")
         if not isinstance(content, list):
@@ -44,8 +46,15 @@ def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:
         for part in content:
             if not isinstance(part, Mapping) or part.get("type") != "image_url":
                 continue
-            url = (part.get("image_url") or {}).get("url", "")
-            if isinstance(url, str) and _is_http(url):
+            image = part.get("image_url")
+            url = image.get("url") if isinstance(image, Mapping) else None
+            if not isinstance(url, str):
+                raise TypeError(
+                    f"messages[{index}] has an image_url part whose URL is not a string "
+                    f"(image_url is {type(image).__name__}); give it "
+                    "{'image_url': {'url': <http(s) URL or data: URI>}}"
+                )
+            if _is_http(url):
                 try:
                     validate_image_url(url)
                 except ValueError as exc:

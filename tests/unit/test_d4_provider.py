@@ -121,6 +121,27 @@ def test_check_image_hosts_accepts_a_public_host_and_ignores_other_content(
 
 
 @pytest.mark.parametrize(
+    "image_url", [None, "https://public.example/x.png", {"detail": "low"}, {"url": 7}]
+)
+def test_check_image_hosts_refuses_an_image_part_without_a_url_string(
+    image_url: Any, no_network: list[tuple[Any, ...]]
+) -> None:
+    messages = [
+        {"role": "user", "content": "plain"},
+        {"role": "user", "content": [{"type": "text", "text": "x"},
+                                     {"type": "image_url", "image_url": image_url}]},
+    ]
+    with pytest.raises(TypeError) as raised:
+        check_image_hosts(messages)
+    assert str(raised.value) == (
+        f"messages[1] has an image_url part whose URL is not a string (image_url is "
+        f"{type(image_url).__name__}); give it "
+        "{'image_url': {'url': <http(s) URL or data: URI>}}"
+    )
+    assert no_network == []
+
+
+@pytest.mark.parametrize(
     ("url", "reason"),
     [
         ("file:///etc/passwd", "scheme"),
