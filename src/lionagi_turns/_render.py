@@ -18,7 +18,7 @@ Guarantees:
   without network access (rules in ``_parts``; the SSRF host check runs in
   ``_providers.check_image_hosts``); ``image_detail`` is checked for every instruction.
 - Every value rendered passes ``_values.check_value`` first (cycles, depth, types YAML cannot
-  represent, sets), and results fold with ``_values.merge_results``.
+  represent, sets), and results fold with ``_merge.merge_results``.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from lionagi.protocols.messages.instruction import InstructionContent
 
 from ._fast.yaml import instruction_text, minimal_yaml
 from ._fold import Encoding, encode, guidance_text, holds_section
+from ._merge import merge_results
 from ._parts import check_image_detail, image_part
-from ._values import check_value, merge_results
+from ._values import check_value
 
 __all__ = (
     "CallOptions",

@@ -23,31 +23,21 @@ containers included); their keys are checked like values. Empty values lionagi p
 blank text, empty containers, an empty set) pass. The walk never calls ``repr``, ``__eq__``,
 ``__hash__`` or ``__deepcopy__`` of a value.
 
-``merge_results(context, results)`` is the D2 step 2 fold (each result not equal to an item
-already present is appended, earlier results of the batch included) in linear time: values with
-a structural *canonical key* (see ``canonical_key``) are compared by key; an item or result
-without one is compared with ``==`` as before, and a comparison that raises becomes a
-``TypeError`` naming the item.
+``naming_record(record)`` re-raises a failure while one record renders with the record named
+(see its docstring).
 """
 
 from __future__ import annotations
 
-import datetime
-import math
 import sys
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from lionagi._errors import EmptyOutgoingContentError
 from lionagi.libs.schema.minimal_yaml import MinimalDumper
 
-__all__ = (
-    "MAX_DEPTH",
-    "MAX_SHARED_ITEMS",
-    "canonical_key", "check_value", "merge_results",
-    "naming_record",
-)
+__all__ = ("MAX_DEPTH", "MAX_SHARED_ITEMS", "check_value", "naming_record", "type_name")
 
 #: Containers a single value may nest (the value itself counts as the first when it is one).
 MAX_DEPTH = 100
@@ -131,11 +121,11 @@ def check_value(value: Any, path: str) -> None:
             continue
         if isinstance(item, type):
             raise TypeError(
-                f"{_where(path, where)} is the class {_type_name(item)}, not a value; lionagi's "
+                f"{_where(path, where)} is the class {type_name(item)}, not a value; lionagi's "
                 "YAML renderer cannot represent a class. Pass its name or its schema instead."
             )
         raise TypeError(
-            f"{_where(path, where)} is of type {_type_name(kind)}, which lionagi's YAML "
+            f"{_where(path, where)} is of type {type_name(kind)}, which lionagi's YAML "
             "renderer cannot represent. Convert it to text, a number, a bool, None, or a "
             "dict/list of those."
         )
@@ -175,13 +165,13 @@ def _where(path: str, where: Any) -> str:
     text = path
     for step in reversed(steps):
         if isinstance(step, _KeyOf):
-            text += f" (a key of type {_type_name(type(step.key))})"
+            text += f" (a key of type {type_name(type(step.key))})"
         elif isinstance(step, int) and not isinstance(step, bool):
             text += f"[{step}]"
         elif isinstance(step, str):
             text += f"[{str.__repr__(_short(step))}]"
         else:
-            text += f"[<{_type_name(type(step))} key>]"
+            text += f"[<{type_name(type(step))} key>]"
     return text
 
 
@@ -190,7 +180,8 @@ def _short(text: str) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _type_name(kind: type) -> str:
+def type_name(kind: type) -> str:
+    """``kind``'s qualified name, without the module for builtins (for error texts)."""
     module = getattr(kind, "__module__", "")
     name = getattr(kind, "__qualname__", getattr(kind, "__name__", "object"))
     return name if module in ("builtins", "") else f"{module}.{name}"
@@ -223,100 +214,3 @@ def _text(exc: BaseException) -> str:
         return str(exc)
     except Exception:
         return f"<{type(exc).__name__} whose text cannot be shown>"
-
-
-# --------------------------------------------------------------------------- result folding
-
-_SCALARS = frozenset({str, int, bool, type(None), bytes, datetime.date, datetime.datetime})
-_TAGS: tuple[tuple[type, str], ...] = ((dict, "d"), (list, "l"), (tuple, "t"))
-
-
-def canonical_key(value: Any, _depth: int = 0) -> Hashable | None:
-    """A hashable key with ``canonical_key(a) == canonical_key(b)`` exactly when ``a == b``,
-    for values built from ``str``, ``int``, ``bool``, ``None``, ``bytes``, dates, non-NaN
-    ``float`` and ``dict``/``list``/``tuple`` (subclasses that keep the base ``__eq__``, such as
-    lionagi's tracked containers, included); None for any other value, to be compared with
-    ``==``. Scalars stand for themselves (Python's own equality across ``bool``/``int``/
-    ``float`` carries over); every container is a tagged tuple, so no scalar equals one.
-    Values nested deeper than ``MAX_DEPTH`` have no key."""
-    kind = type(value)
-    if kind in _SCALARS:
-        return value
-    if kind is float:
-        return None if math.isnan(value) else value
-    if _depth >= MAX_DEPTH:
-        return None
-    tag = _container_tag(value, kind)
-    if tag is None:
-        return None
-    if isinstance(value, dict):
-        pairs = []
-        for key, child in value.items():
-            if type(key) not in _SCALARS and not (type(key) is float and not math.isnan(key)):
-                return None
-            child_key = canonical_key(child, _depth + 1)
-            if child_key is None:
-                return None
-            pairs.append((key, child_key))
-        return (tag, frozenset(pairs))
-    keys = []
-    for child in value:
-        child_key = canonical_key(child, _depth + 1)
-        if child_key is None:
-            return None
-        keys.append(child_key)
-    return (tag, tuple(keys))
-
-
-def _container_tag(value: Any, kind: type) -> str | None:
-    """"d"/"l"/"t" for a dict/list/tuple whose equality is its base class's, else None."""
-    for base, tag in _TAGS:
-        if isinstance(value, base):
-            return tag if kind is base or kind.__eq__ is base.__eq__ else None
-    return None
-
-
-def merge_results(
-    context: Sequence[Any], results: Sequence[Any], *, path: str = "prompt_context"
-) -> list[Any]:
-    """``context`` followed by each result not equal to an item already present (ADR D2 step
-    2), earlier results of the same batch included: the outcome of ``result not in merged``
-    for each result in turn, in time linear in the number of keyed values. A comparison that
-    raises is a TypeError naming ``path[index]`` of the item."""
-    merged = list(context)
-    keys: set[Hashable] = set()
-    unkeyed: list[int] = []  # indexes in ``merged`` of items without a canonical key
-    for index, item in enumerate(merged):
-        key = canonical_key(item)
-        if key is None:
-            unkeyed.append(index)
-        else:
-            keys.add(key)
-    for result in results:
-        key = canonical_key(result)
-        if key is None:
-            present = any(_equal(merged, i, result, path) for i in range(len(merged)))
-        else:
-            present = key in keys or any(_equal(merged, i, result, path) for i in unkeyed)
-        if present:
-            continue
-        if key is None:
-            unkeyed.append(len(merged))
-        else:
-            keys.add(key)
-        merged.append(result)
-    return merged
-
-
-def _equal(merged: list[Any], index: int, result: Any, path: str) -> bool:
-    item = merged[index]
-    if item is result:
-        return True
-    try:
-        return bool(item == result)
-    except Exception as exc:
-        raise TypeError(
-            f"{path}[{index}] (of type {_type_name(type(item))}) raised {type(exc).__name__} when "
-            "compared with a folded action result, so duplicates cannot be skipped. Give it "
-            "an __eq__ that returns a bool, or pass plain data."
-        ) from exc

@@ -20,9 +20,10 @@ from .._history import (
     InstructionTurn,
     UnknownMessageTypeError,
 )
+from .._merge import merge_results
 from .._parts import check_image_detail, http_url, image_part
 from .._providers import check_image_hosts
-from .._values import check_value, merge_results
+from .._values import check_value
 from ._facts import _Facts, _State, _Step
 from .legacy import legacy_messages_for_view
 
