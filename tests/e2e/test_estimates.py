@@ -79,3 +79,16 @@ def test_uninstall_restores_lionagis_estimate_and_the_fold_default() -> None:
         assert defaults["estimate"] is _estimate.estimate_next_request_tokens
     assert context_fold.estimate_next_request_tokens is lionagi_estimate
     assert defaults["estimate"] is lionagi_estimate
+
+
+async def test_the_amendment1_profile_is_estimated_with_its_own_compile(
+    chat_server, openai_model
+) -> None:
+    with workflows.offline_o200k():
+        integration.install(profile="amendment1")
+        try:
+            run = await workflows.operate_loop_estimates(chat_server, openai_model)
+        finally:
+            integration.uninstall()
+    assert run.estimates[0] == 0
+    assert run.estimates[1:] == run.actual[1:]

@@ -6,7 +6,8 @@ about to be built. Its own version calls lionagi's legacy preparation, which und
 is no longer what is sent, and the recorded stand-in carries no tools or response format (D1),
 so the estimate runs low. This version:
 
-- compiles with ``compile_chat_request`` (the request the adapter would build), the newest
+- compiles with ``compile_chat_request`` (under ``install(profile="amendment1")``: that
+  profile's compile, budgets included), the request the adapter would build, the newest
   instruction in ``branch.progression`` as the current turn (0 when there is none);
 - gives that turn the call options its own call had (tool schemas, response format, structure,
   provider kwargs), which the adapter keeps in ``turn_options`` beside the recorded instruction,
@@ -126,7 +127,12 @@ def estimate_next_request_tokens(branch: Branch) -> int:
         context_blocks=_current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
-    compiled = compile_chat_request(branch, request, react_context=react_context_now())
+    from . import _install  # the installed profile's compile (imported here: _install imports us)
+
+    if _install.installed_profile() == "default":
+        compiled = compile_chat_request(branch, request, react_context=react_context_now())
+    else:
+        compiled = _install.compile_installed_profile(branch, request)
     kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
     payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
     return int(estimate_payload_input_tokens(payload))
