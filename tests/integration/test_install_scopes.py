@@ -56,11 +56,11 @@ def test_interleaved_exit_order_on_one_thread() -> None:
     assert not integration.is_installed()
 
 
-def test_an_explicit_install_inside_a_scope_outlives_the_scopes() -> None:
+def test_scopes_restore_the_state_they_found_despite_explicit_calls_inside() -> None:
     with lionagi_turns.installed():
-        lionagi_turns.install()
-    assert integration.is_installed()
-    lionagi_turns.uninstall()
+        lionagi_turns.install()  # a no-op here
+        lionagi_turns.uninstall()
+        lionagi_turns.install()  # reinstalled inside the scope
     assert not integration.is_installed()
 
 

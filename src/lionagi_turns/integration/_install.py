@@ -480,7 +480,7 @@ def install(*, profile: str = "default", budgets: Any = None) -> None:
     Amendment 1) with ``budgets`` (an ``amendment1.SectionBudgets``; None: unbounded) and
     records lionagi's context-tool evictions and compactions at their source. Installing
     another profile while one is installed raises ``IntegrationError``: uninstall first."""
-    global _scope_owned, _profile
+    global _profile
     if profile not in PROFILES:
         raise ValueError(f"install(profile={profile!r}): choose one of {', '.join(PROFILES)}")
     if profile == "default" and budgets is not None:
@@ -504,7 +504,6 @@ def install(*, profile: str = "default", budgets: Any = None) -> None:
                 deactivate()
             raise
         _profile = profile
-        _scope_owned = False
 
 
 def _install_locked() -> None:
@@ -591,9 +590,11 @@ def installed() -> Iterator[None]:
     Scopes may nest or overlap in any order (A enters, B enters, A exits): the compiler stays
     installed until the last open scope exits. That last exit uninstalls only if the first
     scope was the one that installed, i.e. lionagi-turns was not installed when no scope was
-    open, and no explicit ``install()`` ran since (an explicit installation stays). An explicit
-    ``uninstall()`` inside a scope takes effect at once: blocks still open run on lionagi's
-    originals until a scope enters again (which reinstalls; the last exit then uninstalls).
+    open (an installation that existed before stays). Explicit ``install()``/``uninstall()``
+    calls inside scopes take effect at once and do not change that: an ``uninstall()`` leaves
+    open blocks on lionagi's originals until a scope enters again (which reinstalls), and the
+    last exit of scopes that installed uninstalls even after an explicit ``install()`` inside
+    them (the scopes restore the state they found).
     """
     global _scopes, _scope_owned
     with _lock:
