@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from lionagi.protocols.messages.instruction import InstructionContent
@@ -58,7 +58,6 @@ class CallOptions:
     tool_schemas: Sequence[Any] = ()
     response_format: Any = None
     structure: Any = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 HISTORICAL = CallOptions()
