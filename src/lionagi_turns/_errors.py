@@ -98,12 +98,12 @@ class UnknownMessageTypeError(TypeError):
 
 @dataclass(frozen=True, slots=True)
 class DefectRule:
-    """How one defect kind is raised: ``sentence`` is the ADR's exact text (then ``str(exc)``
-    is it and the details are notes); without one, ``describe`` builds the message."""
+    """How one defect kind is raised. ``message`` is the ADR's exact sentence (a ``str``: then
+    ``str(exc)`` is it and the details are notes) or, for a kind the ADR gives no sentence for,
+    the function building one specific message from the defects (the hint is appended)."""
 
     error: type[HistoryError] | type[UnknownMessageTypeError]
-    sentence: str | None
-    describe: Callable[[tuple[Defect, ...]], str]
+    message: str | Callable[[tuple[Defect, ...]], str]
     hint: str
 
 
@@ -122,32 +122,27 @@ def _missing(defects: tuple[Defect, ...]) -> str:
 DEFECT_RULES: dict[DefectKind, DefectRule] = {
     "missing_id": DefectRule(
         MissingIdsError,
-        None,
         _missing,
         "Remove them from the progression or add the messages first.",
     ),
     "duplicate_id": DefectRule(
         HistoryError,
-        None,
         lambda found: f"duplicate ids in progression: {_details(found)}",
         "A record may appear once; remove the repeats.",
     ),
     "unknown_subtype": DefectRule(
         UnknownMessageTypeError,
-        None,
         lambda found: f"unsupported message kind in history: {_details(found)}",
         "Add an explicit compiler rule for it or leave it out of the progression.",
     ),
     "consecutive_instructions": DefectRule(
         HistoryError,
         CONSECUTIVE_INSTRUCTIONS,
-        _details,
         "Record an assistant response between them or leave one out of the progression.",
     ),
     "first_not_instruction": DefectRule(
         HistoryError,
         FIRST_MESSAGE_RULE,
-        _details,
         "Start the progression at an instruction.",
     ),
 }
@@ -159,9 +154,9 @@ def error_for(
 ) -> HistoryError | UnknownMessageTypeError:
     """The exception the compiler raises for ``defects`` (all of ``kind``)."""
     rule = DEFECT_RULES[kind]
-    if rule.sentence is None:
-        return rule.error(f"{rule.describe(defects)}. {rule.hint}", defects)
-    exc = rule.error(rule.sentence, defects)
+    if not isinstance(rule.message, str):
+        return rule.error(f"{rule.message(defects)}. {rule.hint}", defects)
+    exc = rule.error(rule.message, defects)
     for defect in defects:
         exc.add_note(defect.message)
     exc.add_note(f"next step: {rule.hint}")
