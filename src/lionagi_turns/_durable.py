@@ -9,6 +9,7 @@ mutated and shares no mutable container with the result.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
 
@@ -52,15 +53,21 @@ class DurableInstructionContent:
         return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DurableInstructionContent:
+    def from_dict(cls, data: Mapping[str, Any]) -> DurableInstructionContent:
         """Build from serialized content; legacy ``tool_schemas``, ``response_format`` and
         ``structure`` keys are accepted and ignored. Any other unknown key is a ValueError,
-        and lionagi's ``context`` alias is read as ``prompt_context``."""
+        and lionagi's ``context`` alias is read as ``prompt_context``. ``data`` that is not a
+        mapping is a TypeError."""
+        if not isinstance(data, Mapping):
+            raise TypeError(
+                f"serialized instruction content must be a mapping of field names, got "
+                f"{type(data).__name__}; pass the content dict (e.g. Instruction.content.to_dict())"
+            )
         unknown = set(data) - set(DURABLE_FIELDS) - LEGACY_TRANSIENT_KEYS - {"context"}
         if unknown:
             raise ValueError(
-                f"unknown instruction content keys {sorted(unknown)}; durable content has "
-                f"{list(DURABLE_FIELDS)}"
+                f"unknown instruction content keys {sorted(unknown, key=repr)}; durable "
+                f"content has {list(DURABLE_FIELDS)}: remove the others"
             )
         values = {k: copy.deepcopy(data[k]) for k in DURABLE_FIELDS if k in data}
         if "context" in data and "prompt_context" not in data:

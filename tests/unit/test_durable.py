@@ -104,6 +104,21 @@ def test_from_dict_rejects_unknown_keys_naming_them() -> None:
         DurableInstructionContent.from_dict({"instruction": "q", "bogus": 1, "zz": 2})
 
 
+@pytest.mark.parametrize("data", ["instruction", ["instruction"], None])
+def test_from_dict_refuses_what_is_not_a_mapping(data: Any) -> None:
+    with pytest.raises(TypeError) as raised:
+        DurableInstructionContent.from_dict(data)
+    assert str(raised.value) == (
+        f"serialized instruction content must be a mapping of field names, got "
+        f"{type(data).__name__}; pass the content dict (e.g. Instruction.content.to_dict())"
+    )
+
+
+def test_from_dict_names_unknown_keys_of_any_type() -> None:
+    with pytest.raises(ValueError, match=r"unknown instruction content keys \['x', 1\]"):
+        DurableInstructionContent.from_dict({"instruction": "q", "x": 1, 1: 2})
+
+
 def test_invalid_image_detail_is_rejected() -> None:
     with pytest.raises(ValueError, match=r"image_detail must be one of .* got 'ultra'"):
         DurableInstructionContent(image_detail="ultra")  # type: ignore[arg-type]
