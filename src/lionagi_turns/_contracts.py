@@ -24,7 +24,7 @@ from lionagi.protocols.messages import Instruction, MessageRole
 from pydantic import BaseModel
 
 from ._errors import RESERVED_KEY_ERROR
-from ._values import naming_record
+from ._values import naming_record, shown
 
 __all__ = (
     "RESERVED_PROVIDER_KEY",
@@ -48,7 +48,7 @@ def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
             f"{owner}.provider_kwargs must be a mapping of keyword arguments, "
             f"got {type(mapping).__name__}"
         )
-    bad = [repr(k) for k in mapping if not isinstance(k, str)]
+    bad = [shown(k) for k in mapping if not isinstance(k, str)]
     if bad:
         raise TypeError(
             f"{owner}.provider_kwargs keys must be strings; got {', '.join(bad)}"
@@ -215,7 +215,7 @@ def _progression(value: Any) -> tuple[UUID, ...] | None:
     if value is None:
         return None
     ids = _ordered(value, "progression", "None or a sequence of UUIDs")
-    bad = [f"[{i}]={v!r}" for i, v in enumerate(ids) if not isinstance(v, UUID)]
+    bad = [f"[{i}]={shown(v)}" for i, v in enumerate(ids) if not isinstance(v, UUID)]
     if bad:
         raise TypeError(
             "TurnRequest.progression holds non-UUID items at "
@@ -257,7 +257,7 @@ def _check_structure(value: Any) -> None:
         return
     raise TypeError(
         "TurnRequest.structure must be a Structure subclass, a string or None, got "
-        f"{value!r}"
+        f"{shown(value)}"
     )
 
 

@@ -35,6 +35,7 @@ from ._errors import (
     raise_first,
 )
 from ._kinds import rule_for
+from ._values import shown
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -122,7 +123,7 @@ def _as_uuid(item: Any, position: int) -> UUID:
         return raw if isinstance(raw, UUID) else UUID(str(raw))
     except ValueError:
         raise ValueError(
-            f"branch progression[{position}] = {item!r} is not a message id; "
+            f"branch progression[{position}] = {shown(item)} is not a message id; "
             "repair metadata['current_progression'] or the branch's progression"
         ) from None
 

@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 
 from lionagi.protocols.messages.instruction import _DATA_IMAGE_RE, InstructionContent
 
+from ._values import shown
+
 __all__ = ("IMAGE_DETAILS", "check_image_detail", "http_url", "image_part")
 
 IMAGE_DETAILS = ("low", "high", "auto")
@@ -69,7 +71,7 @@ def check_image_detail(detail: Any) -> None:
     """ValueError unless ``detail`` is None or one of ``IMAGE_DETAILS``."""
     if detail is not None and (not isinstance(detail, str) or detail not in IMAGE_DETAILS):
         raise ValueError(
-            f"image_detail must be one of {IMAGE_DETAILS} or None, got {_show(detail)}"
+            f"image_detail must be one of {IMAGE_DETAILS} or None, got {shown(detail)}"
         )
 
 
@@ -122,10 +124,3 @@ def _check_raw_payload(payload: str) -> None:
             "data:image/jpeg;base64,<it>. Give an http(s) URL, a data:image/...;base64 URI or "
             "base64 image bytes."
         )
-
-
-def _show(value: Any) -> str:
-    try:
-        return repr(value)[:80]
-    except Exception:
-        return f"a {type(value).__name__}"

@@ -29,6 +29,7 @@ blank text, empty containers, an empty set) pass. The walk never calls ``repr``,
 
 from __future__ import annotations
 
+import reprlib
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,7 +38,9 @@ from typing import Any
 from lionagi._errors import EmptyOutgoingContentError
 from lionagi.libs.schema.minimal_yaml import MinimalDumper
 
-__all__ = ("MAX_DEPTH", "MAX_SHARED_ITEMS", "check_value", "naming_record", "type_name")
+__all__ = (
+    "MAX_DEPTH", "MAX_SHARED_ITEMS", "check_value", "naming_record", "shown", "type_name",
+)
 
 #: Containers a single value may nest (the value itself counts as the first when it is one).
 MAX_DEPTH = 100
@@ -185,6 +188,21 @@ def type_name(kind: type) -> str:
     module = getattr(kind, "__module__", "")
     name = getattr(kind, "__qualname__", getattr(kind, "__name__", "object"))
     return name if module in ("builtins", "") else f"{module}.{name}"
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 78
+_REPR.maxlevel = 3
+
+
+def shown(value: Any) -> str:
+    """``value`` for an error text: its ``repr`` bounded to 80 characters (containers and long
+    texts are elided, so the work is bounded too), or ``a <type>`` when its ``repr`` raises."""
+    try:
+        text = _REPR.repr(value)
+    except Exception:  # the error being reported is raised anyway; only its wording falls back
+        return f"a {type_name(type(value))}"
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 @contextmanager

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from types import MappingProxyType
 from typing import Any
 from uuid import uuid4
@@ -276,6 +277,37 @@ def test_progression_with_non_uuid_items_names_each_position(ins: Any) -> None:
     assert "[1]='abc'" in text
     assert "[3]=7" in text
     assert "[0]" not in text and "[2]" not in text
+
+
+class _Unshowable:
+    """A value whose repr raises: an error naming it must still be the intended error."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+    __hash__ = object.__hash__
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"progression": (_Unshowable(),)}, r"TurnRequest\.progression holds non-UUID items at "
+         r"\[0\]=<_Unshowable instance at 0x[0-9a-f]+>; convert ids"),
+        ({"progression": ("x" * 10_000,)}, r"TurnRequest\.progression holds non-UUID items at "
+         r"\[0\]='x{36}\.\.\.x{37}'; convert ids"),
+        ({"structure": _Unshowable()}, r"TurnRequest\.structure must be a Structure subclass, a "
+         r"string or None, got <_Unshowable instance at 0x[0-9a-f]+>$"),
+        ({"provider_kwargs": {_Unshowable(): 1}}, r"TurnRequest\.provider_kwargs keys must be "
+         r"strings; got <_Unshowable instance at 0x[0-9a-f]+>$"),
+    ],
+    ids=["progression-repr-raises", "progression-huge-item", "structure", "kwargs-key"],
+)
+def test_a_refused_value_is_shown_bounded_even_when_its_repr_raises(
+    ins: Any, kwargs: dict[str, Any], expected: str
+) -> None:
+    with pytest.raises(TypeError) as raised:
+        _request(ins, **kwargs)
+    assert re.match(expected, str(raised.value)), str(raised.value)
 
 
 def test_tool_schemas_as_a_single_dict_is_rejected(ins: Any) -> None:
