@@ -108,7 +108,14 @@ DURABLE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(DurableInstructio
 
 def durable_instruction(source: Instruction) -> Instruction:
     """A new Instruction with ``source``'s id, created_at, sender, recipient and metadata
-    (deep-copied) and content reduced to the durable fields. ``source`` is not mutated."""
+    (deep-copied) and content reduced to the durable fields. ``source`` is not mutated. A
+    ``source`` that is not an Instruction holding an ``InstructionContent`` is a TypeError."""
+    if not isinstance(source, Instruction) or not isinstance(source.content, InstructionContent):
+        what = type(source.content if isinstance(source, Instruction) else source).__name__
+        raise TypeError(
+            f"durable_instruction needs a lionagi Instruction with InstructionContent, got a "
+            f"{what}; build one with branch.msgs.create_instruction(instruction=...)"
+        )
     content = DurableInstructionContent.from_instruction(source.content).to_instruction_content()
     # deep=True: lionagi's Message.__deepcopy__ gives the copy its own (empty) render cache, so
     # rendering the copy never writes into the source's private state.

@@ -261,3 +261,13 @@ def test_the_supplied_instruction_is_never_mutated() -> None:
     assert compiled.instruction.content is not ins.content
     assert "output: out" in text_of(compiled.messages[-1])
     assert ins.content.prompt_context == [{"doc": 1}]
+
+
+@pytest.mark.parametrize("source", ["an instruction", None], ids=["str", "none"])
+def test_durable_instruction_refuses_what_is_not_an_instruction(source: Any) -> None:
+    with pytest.raises(TypeError) as raised:
+        durable_instruction(source)
+    assert str(raised.value) == (
+        f"durable_instruction needs a lionagi Instruction with InstructionContent, got a "
+        f"{type(source).__name__}; build one with branch.msgs.create_instruction(instruction=...)"
+    )
