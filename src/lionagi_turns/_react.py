@@ -47,7 +47,7 @@ def _without(content: InstructionContent, shown: Sequence[str]) -> list[Any] | N
         return None
     try:
         rendered = _rendered(held)
-    except Exception:
+    except Exception:  # deferred, not hidden: the render pass refuses this value by record
         return None
     for text in shown:
         try:
@@ -67,7 +67,7 @@ def react_step(
         return None
     try:
         shown = _rendered(list(items))
-    except Exception:
+    except Exception:  # no step; an instruction holding such an item is refused when rendered
         return None
     first = True
     for turn in projection.instructions():
