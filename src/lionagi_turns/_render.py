@@ -36,6 +36,8 @@ from ._merge import merge_results
 from ._parts import check_image_detail, image_part
 from ._values import check_value
 
+# guidance_text, holds_section and merge_results are re-exported because 0.1's
+# ``lionagi_turns.render`` offered them and ``_moved`` serves that path from this module.
 __all__ = (
     "CallOptions",
     "Content",
