@@ -83,7 +83,8 @@ class ContextBlock:
             value = getattr(self, name)
             if not isinstance(value, str):
                 raise TypeError(
-                    f"ContextBlock.{name} must be str, got {type(value).__name__}"
+                    f"ContextBlock.{name} must be str, got {type(value).__name__}; pass the "
+                    "provider's name and the block's text as strings"
                 )
         if not self.provider_name:
             raise ValueError(
@@ -231,7 +232,10 @@ def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
     items = _ordered(value, "tool_schemas", "a sequence of schema dicts")
     bad = [f"[{i}]" for i, s in enumerate(items) if not isinstance(s, Mapping)]
     if bad:
-        raise TypeError(f"TurnRequest.tool_schemas{', '.join(bad)} must be dicts")
+        raise TypeError(
+            f"TurnRequest.tool_schemas{', '.join(bad)} must be dicts; pass each tool's schema "
+            "mapping (e.g. a lionagi Tool's tool_schema)"
+        )
     with naming_record("TurnRequest.tool_schemas"):
         return tuple(copy.deepcopy(dict(s)) for s in items)
 
