@@ -27,8 +27,9 @@ Passes, in order; each reads only what the ones before produced:
 1. select (``select_ids``) — the view's ids.
 2. project (``project_history``) — turns, pending results and every defect, one walk.
    The profile's ``bound`` may then drop whole turns.
-3. validate order (``Projection.raise_first``) — the first defect kind in ADR order is raised
-   here, so no output (and no rendering work) exists for a bad history.
+3. validate order (``Projection.raise_first`` on the full walk, so a bound cannot hide a
+   defect) — the first defect kind in ADR order is raised here, so no output (and no
+   rendering work) exists for a bad history.
 4. ReAct step (``react_step``) — changes this request's copies of kept instructions; it must
    run before the fold plan, whose target may be one of them.
 5. plan the fold (``_plan_fold``) — target, parts and encoding, computed once; it must precede
@@ -147,7 +148,7 @@ def _compile_traced(
     view = select_ids(branch, request.progression)
     projected = project_history(branch, view)
     projection = projected if profile.bound is None else profile.bound(projected, request)
-    projection.raise_first()
+    projected.raise_first()  # from the full walk: no bound can drop a defect
     current_context = react_step(projection, request.instruction.content, items)
     parts, plan = _plan_fold(branch, request, projection, profile, current_context)
     rendered = _render(branch, request, projection, profile, plan, current_context)

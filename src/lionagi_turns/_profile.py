@@ -7,9 +7,10 @@ run by the same pipeline (``_compiler.compile_traced``); it never copies a pass.
 
 What an option may change (pass in brackets):
 
-- ``bound`` [after project]: drop whole turns (and the defects they carried) from the
-  projection, e.g. a history bound; the trace keeps the full projection beside the bounded
-  one, so the profile can record what it kept and left out.
+- ``bound`` [after project]: drop whole turns from the projection, e.g. a history bound; the
+  trace keeps the full projection beside the bounded one, so the profile can record what it
+  kept and left out. Defects are raised from the full walk, so a dropped turn's defect is
+  still raised.
 - ``fold_system`` / ``fold_context`` [plan fold]: whether the system text / the context
   section are folded into the first instruction. A part not folded is still on the trace
   (``Trace.parts``) for the profile to place (e.g. as a system block).

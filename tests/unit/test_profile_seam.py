@@ -167,6 +167,21 @@ def test_bound_drops_whole_turns_and_the_trace_keeps_what_was_walked() -> None:
     assert first["Guidance"] == f"System policy.\n\n{SECTION}"
 
 
+def test_a_bound_cannot_hide_a_defect_of_a_turn_it_drops() -> None:
+    def keep_last_and_forget(projection: Projection, request: TurnRequest) -> Projection:
+        return Projection(projection.turns[-1:], projection.pending, [])
+
+    b = branch()
+    add_instruction(b, "q1")
+    add_instruction(b, "q2")  # the defect: two instructions in a row
+    add_assistant(b, "a")
+    profile = CompileProfile("forgetful", bound=keep_last_and_forget)
+    with pytest.raises(HistoryError) as raised:
+        compile_traced(b, _request(b), profile=profile)
+    assert str(raised.value) == "Consecutive instructions require an intervening assistant response"
+    assert [d.kind for d in raised.value.defects] == ["consecutive_instructions"]
+
+
 def test_no_profile_changes_the_ordering_errors() -> None:
     b = branch()
     add_instruction(b, "q1")
