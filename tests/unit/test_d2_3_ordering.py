@@ -153,3 +153,15 @@ def test_history_of_only_an_instruction_is_allowed() -> None:
     b = branch()
     add_instruction(b, "unanswered")
     assert roles(compile_now(b)) == ["user", "user"]
+
+
+def test_an_ordering_defect_is_raised_before_any_later_pass_runs() -> None:
+    # D2 pass order: step 3 validates before the ReAct step, the fold (D3 section) and the
+    # render (D2 §5) run, so a value those passes would refuse is never reached.
+    b = branch("policy")
+    add_instruction(b, "q1", context=["shared", {1, 2}])  # a set: the render pass refuses it
+    add_instruction(b, "q2")
+    add_assistant(b, "a")
+    with pytest.raises(HistoryError) as raised:
+        compile_now(b, react_context=["shared"], context=["shared"], images=["../etc/passwd"])
+    assert str(raised.value) == CONSECUTIVE
