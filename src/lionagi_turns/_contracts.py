@@ -48,13 +48,13 @@ def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
             f"{owner}.provider_kwargs must be a mapping of keyword arguments, "
             f"got {type(mapping).__name__}"
         )
+    if RESERVED_PROVIDER_KEY in mapping:  # first: a collision is always the ADR's error
+        raise ValueError(RESERVED_KEY_ERROR)
     bad = [shown(k) for k in mapping if not isinstance(k, str)]
     if bad:
         raise TypeError(
             f"{owner}.provider_kwargs keys must be strings; got {', '.join(bad)}"
         )
-    if RESERVED_PROVIDER_KEY in mapping:
-        raise ValueError(RESERVED_KEY_ERROR)
     copied = {}
     for key, value in mapping.items():
         try:

@@ -236,6 +236,12 @@ def test_compiled_provider_kwargs_are_read_only_and_equal_to_the_request() -> No
 # --- the reserved key ----------------------------------------------------------------------------
 
 
+def test_the_reserved_key_is_the_adrs_error_even_beside_a_non_string_key(ins: Any) -> None:
+    with pytest.raises(ValueError) as raised:
+        _request(ins, provider_kwargs={1: "x", "messages": []})
+    assert str(raised.value) == RESERVED
+
+
 def test_turn_request_reserved_messages_key_raises_the_exact_adr_error(ins: Any) -> None:
     with pytest.raises(ValueError) as raised:
         _request(ins, provider_kwargs={"messages": [], "temperature": 0})
