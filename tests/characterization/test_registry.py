@@ -23,13 +23,15 @@ def test_entries_are_documented_and_unique():
         assert _SLUG.match(entry.id), entry.id
         assert re.fullmatch(r"D[1-6](\.[1-5])?", entry.adr_clause), entry
         assert re.fullmatch(
-            r"design §4\.(\d+)|design §5|architecture\.md, [A-Z][a-z ]+", entry.design_ref
+            r"intended-differences (§4\.(\d+)|§5)|architecture\.md, [A-Z][a-z ]+",
+            entry.design_ref,
         ), entry
         assert "->" in entry.summary and "\n" not in entry.summary, entry
 
 
 def test_registry_covers_every_design_item_that_reaches_a_payload_or_an_error():
-    """design §4: every item but 9 (recorded instruction only) shows in messages or errors."""
+    """intended-differences §4: every item but 9 (recorded instruction only) shows in messages
+    or errors."""
     items = {int(e.design_ref.rsplit(".", 1)[1]) for e in REGISTRY if "§4." in e.design_ref}
     assert items == set(range(1, 13)) - {9}
 

@@ -11,7 +11,7 @@ are separate tests so a change to only one side fails a test that names that sid
 
 Context blocks come from real lionagi ContextProviders registered on the branch (one per block,
 named as the block's provider). lionagi skips providers on a branch without a system message
-(design §4 item 3 keeps that), so there the expected request carries no blocks.
+(intended-differences §4.3 keeps that), so there the expected request carries no blocks.
 
 Not driven here: scenarios with the ``()`` progression (the internal empty-history form no
 lionagi call surface can express; an empty list means "the branch's progression"), and error

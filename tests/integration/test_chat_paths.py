@@ -65,7 +65,7 @@ async def test_chat_sends_exactly_the_compiled_messages(fake_model: FakeChatMode
 async def test_uninstalled_lionagi_keeps_its_own_fold(fake_model: FakeChatModel) -> None:
     branch = _branch(fake_model)
     await branch.chat("first", guidance="be brief")
-    # legacy: system and guidance joined with no separator (design §4 item 1)
+    # legacy: system and guidance joined with no separator (intended-differences §4.1)
     assert "You are terse.be brief" in fake_model.messages[0]["content"]
 
 
@@ -345,7 +345,7 @@ def test_adapter_builds_from_a_copy_when_lionagi_passes_no_ins() -> None:
 async def test_branch_recorded_under_install_reloads_with_plain_lionagi(
     fake_model: FakeChatModel,
 ) -> None:
-    """design §1: compiled.instruction is a real lionagi Instruction, so a branch saved while
+    """ADR-0007 D1: compiled.instruction is a real lionagi Instruction, so a branch saved while
     installed loads with plain lionagi and compiles to the same messages."""
     fake_model.replies = ['{"value": 3}', "fine"]
     branch = _branch(fake_model)

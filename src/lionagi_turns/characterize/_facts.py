@@ -143,8 +143,8 @@ def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
 
 
 def _guidance_text(guidance: Any) -> str:
-    """Guidance as the fold shows it (design §5): falsy is absent, text as is, anything else
-    minimal YAML."""
+    """Guidance as the fold shows it (intended-differences §5): falsy is absent, text as is,
+    anything else minimal YAML."""
     if not guidance:
         return ""
     if isinstance(guidance, str):

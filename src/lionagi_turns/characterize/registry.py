@@ -5,9 +5,9 @@ request differs from lionagi 0.36's: view entries first, then per-message payloa
 (``_payload``), then error entries (``_outcomes``). ``compare`` (``characterize._compare``) runs
 them; see its docstring for how an entry explains a difference.
 
-Design §4 item 9 (the recorded instruction holds no call options; the caller's instruction is
-never mutated) changes neither the provider messages nor an error, so it has no entry here; it
-is tested on ``CompiledChatRequest.instruction``.
+intended-differences §4.9 (the recorded instruction holds no call options; the caller's
+instruction is never mutated) changes neither the provider messages nor an error, so it has no
+entry here; it is tested on ``CompiledChatRequest.instruction``.
 
 ``CACHE_REGISTRY`` (defined in ``_cache_compare``) holds the prompt-cache profile's intended
 differences from lionagi 0.36's own ADR-0127 path (marks, the conversation segment); the
@@ -49,43 +49,43 @@ class IntendedDifference:
 #: ``compare`` applies them (view first, then per-message rewrites, then errors).
 REGISTRY: tuple[IntendedDifference, ...] = (
     IntendedDifference(
-        "empty-progression", "D2.1", "design §4.6",
+        "empty-progression", "D2.1", "intended-differences §4.6",
         "progression=() -> legacy: treated as unset, whole history sent; compiled: no history",
         payload.empty_progression,
     ),
     IntendedDifference(
-        "plain-content-sections", "D2.4", "design §4.11",
+        "plain-content-sections", "D2.4", "intended-differences §4.11",
         "plain_content instruction that is the fold target or receives results -> legacy: "
         "plain text only (policy/results dropped); compiled: fold, plain text, Context sections",
         payload.plain_content_sections,
     ),
     IntendedDifference(
-        "fold-first", "D3", "design §5",
+        "fold-first", "D3", "intended-differences §5",
         "fold holding a context section that YAML cannot carry intact (CR, NEL, LS/PS, DEL, "
         "C1 controls) -> legacy: a quoted Guidance scalar; compiled: the fold verbatim as its "
         "own section before the YAML sections",
         payload.fold_first,
     ),
     IntendedDifference(
-        "pending-results-current", "D2.2", "design §4.10",
+        "pending-results-current", "D2.2", "intended-differences §4.10",
         "action results with no conversational record before them under a system -> legacy: "
         "lost; compiled: appended to the current instruction's Context",
         payload.pending_results_current,
     ),
     IntendedDifference(
-        "systemless-context", "D2.4", "design §4.3",
+        "systemless-context", "D2.4", "intended-differences §4.3",
         "context blocks on a branch without a system -> legacy: dropped; compiled: folded "
         "into the first instruction's Guidance",
         payload.systemless_context,
     ),
     IntendedDifference(
-        "context-envelope", "D3", "design §4.2",
+        "context-envelope", "D3", "intended-differences §4.2",
         "context blocks -> legacy: contents joined by '\\n'; compiled: the source-attributed "
         "LIONAGI_CONTEXT_BLOCKS_JSON section",
         payload.context_envelope,
     ),
     IntendedDifference(
-        "fold-separators", "D2.4", "design §4.1",
+        "fold-separators", "D2.4", "intended-differences §4.1",
         "system, context and guidance in the fold -> legacy: concatenated with no separator; "
         "compiled: joined by '\\n\\n'",
         payload.fold_separators,
@@ -98,36 +98,36 @@ REGISTRY: tuple[IntendedDifference, ...] = (
         payload.image_url_normalised,
     ),
     IntendedDifference(
-        "missing-ids", "D2.1", "design §4.5",
+        "missing-ids", "D2.1", "intended-differences §4.5",
         "progression ids absent from the branch -> legacy: NotFoundError on the first; "
         "compiled: one ValueError (also a NotFoundError) naming all",
         outcomes.missing_ids,
     ),
     IntendedDifference(
-        "duplicate-ids", "D2.1", "design §4.5",
+        "duplicate-ids", "D2.1", "intended-differences §4.5",
         "an id repeated in the progression -> legacy: record sent again; compiled: ValueError",
         outcomes.duplicate_ids,
     ),
     IntendedDifference(
-        "consecutive-instructions", "D2.3", "design §4.4",
+        "consecutive-instructions", "D2.3", "intended-differences §4.4",
         "adjacent retained instructions -> legacy: later one dropped silently; compiled: "
         "ValueError('Consecutive instructions require an intervening assistant response')",
         outcomes.consecutive_instructions,
     ),
     IntendedDifference(
-        "unknown-subtype", "D2.2", "design §4.7",
+        "unknown-subtype", "D2.2", "intended-differences §4.7",
         "a fixed-role message kind with no compiler rule -> legacy: dropped silently; "
         "compiled: TypeError",
         outcomes.unknown_subtype,
     ),
     IntendedDifference(
-        "reserved-messages-key", "D1", "design §4.8",
+        "reserved-messages-key", "D1", "intended-differences §4.8",
         "provider kwargs holding 'messages' -> legacy: overwritten silently; compiled: "
         "ValueError(\"provider_kwargs must not contain reserved key 'messages'\")",
         outcomes.reserved_key,
     ),
     IntendedDifference(
-        "image-host-check-deferred", "D4", "design §4.12",
+        "image-host-check-deferred", "D4", "intended-differences §4.12",
         "refused http(s) image host -> legacy: ValueError while rendering (DNS in the "
         "renderer); compiled: renders offline, check_image_hosts refuses it before invocation",
         outcomes.image_host_deferred,
