@@ -192,6 +192,11 @@ def test_parity_with_lionagi_bodies_are_byte_identical_without_context_providers
     assert last["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
 
 
+@pytest.mark.filterwarnings(
+    # The seed profile is forced on purpose (the "before" figures); that it warns is tested in
+    # tests/integration/test_chat_paths.py.
+    "ignore::lionagi_turns.TurnsCompatibilityWarning"
+)
 def test_before_this_profile_install_folded_the_system_and_lost_the_tool_section(
     uninstalled: None,
 ) -> None:

@@ -22,6 +22,11 @@ def bench() -> ModuleType:
     return module
 
 
+@pytest.mark.filterwarnings(
+    # The seed profile is forced on purpose (the "before" figures); that it warns is tested in
+    # tests/integration/test_chat_paths.py.
+    "ignore::lionagi_turns.TurnsCompatibilityWarning"
+)
 def test_the_cache_profile_keeps_every_prefix_and_beats_lionagi(bench: ModuleType) -> None:
     import lionagi_turns
 
