@@ -62,7 +62,7 @@ from ._fast import cache as _cache
 from ._fast import switch as _switch
 from ._fold import Encoding, FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
-from ._profile import SEED_PROFILE, CompileProfile
+from ._profile import SEED_PROFILE, CompileProfile, _durable_only
 from ._react import react_step
 from ._render import Content, own_copy, render_view
 from ._values import naming_record
@@ -274,42 +274,45 @@ def _render(
 ) -> tuple[RenderedPart, ...]:
     out: list[RenderedPart] = []
     index = 0
-
-    def add(
-        source: Literal["history", "current"],
-        role: MessageRole,
-        content: Content,
-        turn: InstructionTurn | AssistantTurn | None,
-        folded: bool = False,
-    ) -> None:
-        nonlocal index
-        sent = index if content else None
+    user, assistant = MessageRole.USER, MessageRole.ASSISTANT
+    history_text = profile.history_text
+    seed = (
+        profile.history_options is _durable_only
+        and profile.results_section is None
+        and _switch.fast_path_enabled()
+    )
+    content: Content
+    for position, turn in enumerate(projection.turns):
+        if isinstance(turn, AssistantTurn):
+            content = _assistant_text(turn)
+            sent = index if content else None
+            out.append(RenderedPart("history", assistant, content, turn, sent))
+        elif isinstance(turn, InstructionTurn):
+            folded = plan is not None and plan.target == position
+            if plan is not None and folded:
+                content = plan.rendered
+            elif seed and turn.context is None and (
+                (hit := _cache.cached(turn.message, turn.results, turn.sources)) is not _cache.MISS
+            ):  # what _render_history returns for this turn on a hit, without its calls
+                content = hit
+            else:
+                content = _render_history(branch, turn, profile, None)[0]
+            if not folded and history_text is not None:
+                content = history_text(branch, turn, content)
+            sent = index if content else None
+            out.append(RenderedPart("history", user, content, turn, sent, folded))
+        else:
+            assert_never(turn)
         if content:
             index += 1
-        out.append(RenderedPart(source, role, content, turn, sent, folded))
-
-    for position, turn in enumerate(projection.turns):
-        match turn:
-            case AssistantTurn():
-                add("history", MessageRole.ASSISTANT, _assistant_text(turn), turn)
-            case InstructionTurn():
-                folded = plan is not None and plan.target == position
-                if plan is not None and folded:
-                    content = plan.rendered
-                else:
-                    content = _render_history(branch, turn, profile, None)[0]
-                    if profile.history_text is not None:
-                        content = profile.history_text(branch, turn, content)
-                add("history", MessageRole.USER, content, turn, folded)
-            case unreachable:
-                assert_never(unreachable)
 
     folded = plan is not None and plan.target is None
     if plan is not None and folded:
         current = plan.rendered
     else:
         current = _render_current(branch, request, projection, profile, current_context, None)[0]
-    add("current", MessageRole.USER, own_copy(current), None, folded)
+    current = own_copy(current)
+    out.append(RenderedPart("current", user, current, None, index if current else None, folded))
     return tuple(out)
 
 
@@ -344,6 +347,10 @@ def _render_history(
 def _assistant_text(turn: AssistantTurn) -> str:
     """The run's texts joined by a blank line; a stored response that is not text is a
     TypeError naming it."""
+    if len(turn.messages) == 1:  # a one-message run is its text (``join`` of one returns it)
+        text = turn.messages[0].content.assistant_response
+        if type(text) is str:
+            return text
     for message, position in zip(turn.messages, turn.positions, strict=True):
         text = message.content.assistant_response
         if not isinstance(text, str):

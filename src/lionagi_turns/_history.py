@@ -114,7 +114,10 @@ def select_ids(branch: Branch, progression: tuple[UUID, ...] | None) -> tuple[UU
     (``metadata["current_progression"]`` when set) when it is None."""
     if progression is not None:
         return progression
-    return tuple(_as_uuid(item, i) for i, item in enumerate(branch.progression))
+    items = tuple(branch.progression)
+    if set(map(type, items)) <= {UUID}:  # the usual case: exact UUIDs, nothing to convert
+        return items
+    return tuple(_as_uuid(item, i) for i, item in enumerate(items))
 
 
 def _as_uuid(item: Any, position: int) -> UUID:
