@@ -194,19 +194,25 @@ def tool_section(schemas: Sequence[Any]) -> str:
     return minimal_yaml({"Tools": list(schemas)}).strip() if schemas else ""
 
 
+# ``json.dumps`` with these options builds this very encoder on every call; one instance, same
+# text (``encode`` keeps no state between calls).
+_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+
+
 def _digest(value: Any) -> str:
-    text = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = _ENCODE(value)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _prefix_digests(messages: Sequence[Any]) -> list[str]:
-    """``out[n]``: digest of the first ``n`` messages (role and content)."""
+def _prefix_digests(messages: Sequence[Any], marks: set[int]) -> dict[int, str]:
+    """``out[n]`` for each ``n`` in ``marks`` (each ``<= len(messages)``): digest of the first
+    ``n`` messages (role and content); the chain is read only at the marks."""
     chain = hashlib.sha256()
-    out = [chain.hexdigest()]
-    for m in messages:
-        item = [str(m.role.value), m.content]
-        chain.update(_digest(item).encode("ascii"))
-        out.append(chain.hexdigest())
+    out = {0: chain.hexdigest()} if 0 in marks else {}
+    for n, m in enumerate(messages, 1):
+        chain.update(_digest([str(m.role.value), m.content]).encode("ascii"))
+        if n in marks:
+            out[n] = chain.hexdigest()
     return out
 
 
@@ -269,7 +275,10 @@ def compile_cached(
         )
 
     messages = trace.compiled.messages
-    digests = _prefix_digests(messages)
+    marks = {len(messages)}
+    if last is not None and last.messages <= len(messages):
+        marks.add(last.messages)
+    digests = _prefix_digests(messages, marks)
     stable_digest, conversation_digest = _digest(stable), _digest(conversation)
     previous_end = None
     changes = SegmentChanges()
@@ -290,7 +299,7 @@ def compile_cached(
         conversation=conversation_digest,
         blocks=tuple(conversation_blocks) if started is None else None,
         messages=len(messages),
-        prefix=digests[-1],
+        prefix=digests[len(messages)],
         changes=changes,
     )
     trace.compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
