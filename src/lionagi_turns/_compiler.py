@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Literal, assert_never
 from uuid import UUID
 
 from lionagi._errors import EmptyOutgoingContentError
-from lionagi.protocols.messages import MessageRole
+from lionagi.protocols.messages import Instruction, MessageRole
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from ._contracts import CompiledChatRequest, CompiledMessage, TurnRequest
@@ -64,8 +64,8 @@ from ._fold import Encoding, FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from ._profile import SEED_PROFILE, CompileProfile, _durable_only
 from ._react import react_step
-from ._render import Content, own_copy, render_view
-from ._values import naming_record
+from ._render import Content, ResultsSection, own_copy, render_view
+from ._values import check_value, naming_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -321,10 +321,8 @@ def _render_history(
 ) -> tuple[Content, Encoding | None]:
     options = profile.history_options(branch, turn)
     message = turn.message
-    durable = (
-        fold is None and options is None and turn.context is None
-        and profile.results_section is None
-    )
+    own_view = fold is None and options is None and turn.context is None
+    durable = own_view and profile.results_section is None
     if durable and _switch.fast_path_enabled():  # a cache hit cannot fail: no record naming
         hit = _cache.cached(message, turn.results, turn.sources)
         if hit is not _cache.MISS:
@@ -332,6 +330,8 @@ def _render_history(
     with naming_record(_history_record(turn)):
         if durable:
             return _cache.render_durable(message, turn.results, turn.sources), None
+        if own_view and profile.results_section is not None:
+            return _sectioned(message, turn.results, profile.results_section), None
         kwargs: dict[str, Any] = {} if options is None else {"options": options}
         return render_view(
             message.content,
@@ -342,6 +342,30 @@ def _render_history(
             results_section=profile.results_section,
             **kwargs,
         )
+
+
+def _sectioned(
+    message: Instruction, results: Sequence[dict[str, Any]], section: ResultsSection
+) -> Content:
+    """Exactly ``render_view(message.content, results=results, results_section=section)[0]``,
+    its own part from the render cache: the durable rendering without results, then what
+    ``render_view`` does after rendering an instruction that passed its checks (check each
+    result, append the section as a last paragraph or text part)."""
+    if _switch.fast_path_enabled():
+        try:
+            own = _cache.render_durable(message)
+        except Exception:  # deferral: render_view below raises its own error, in its order
+            own = None
+        if own is not None:
+            for index, result in enumerate(results):
+                check_value(result, f"folded action result {index}")
+            tail = section(results, message.content.prompt_context) if results else ""
+            if not tail:
+                return own
+            if isinstance(own, list):
+                return [*own, {"type": "text", "text": tail}]
+            return f"{own}\n\n{tail}" if own else tail
+    return render_view(message.content, results=results, results_section=section)[0]
 
 
 def _assistant_text(turn: AssistantTurn) -> str:

@@ -271,20 +271,21 @@ class _Bound:
     def __call__(self, projected: Projection, request: SeedRequest) -> Projection:
         projected.raise_first()  # the whole view is valid before any bound runs
         branch = self.branch
-        ids = select_ids(branch, request.progression)
         self.exclusions = view_exclusions(branch, request.progression).left_out
-        split = split_turns(ids, branch.msgs.messages)
         groups = _groups(projected)
-        if len(groups) != len(split.turns):  # pragma: no cover - one partition, two walks
-            raise AssertionError("history turns disagree with the projection")
         start = 0
         if self.budgets.history is not None:
             start = keep_newest([self._size(g) for g in groups], self.budgets.history)
-        self.truncated = tuple(
-            LeftOut(str(r.id), "truncated", self.meter.record(r))
-            for t in split.turns[:start]
-            for r in t.records
-        )
+        self.truncated = ()
+        if start:  # the records of the dropped turns (the walk's turns omit action requests)
+            split = split_turns(select_ids(branch, request.progression), branch.msgs.messages)
+            if len(groups) != len(split.turns):  # pragma: no cover - one partition, two walks
+                raise AssertionError("history turns disagree with the projection")
+            self.truncated = tuple(
+                LeftOut(str(r.id), "truncated", self.meter.record(r))
+                for t in split.turns[:start]
+                for r in t.records
+            )
         kept = [turn for group in groups[start:] for turn in group]
         targets = [t for t in kept if isinstance(t, InstructionTurn)]
         entries = [

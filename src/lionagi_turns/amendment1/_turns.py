@@ -50,15 +50,20 @@ class Turns:
 
 
 def split_turns(ids: Sequence[UUID], pile: Any) -> Turns:
-    """The whole turns of a validated view (see the module rules)."""
+    """The whole turns of a validated view (see the module rules). ``pile`` is a lionagi
+    ``Pile`` (its records are read from its ``collections`` table, one hash per id, as the
+    default profile's walk reads them) or a mapping of id -> record."""
+    table = getattr(pile, "collections", pile)
     turns: list[Turn] = []
     pending: list[Any] = []
     seen: set[UUID] = set()
     for uid in ids:
-        if uid in seen or uid not in pile:
+        if uid in seen:
+            continue
+        msg = table.get(uid)
+        if msg is None:
             continue
         seen.add(uid)
-        msg = pile[uid]
         if isinstance(msg, ActionRequest | ActionResponse):
             pending.append(msg)
         elif isinstance(msg, Instruction):
