@@ -32,11 +32,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._compiler import compile_chat_request
 from .._contracts import ContextBlock, TurnRequest
 from .._providers import to_provider_messages
 from ._adapters import context_blocks_from_report
-from ._react import react_context_now
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -129,10 +127,7 @@ def estimate_next_request_tokens(branch: Branch) -> int:
     )
     from . import _install  # the installed profile's compile (imported here: _install imports us)
 
-    if _install.installed_profile() == "default":
-        compiled = compile_chat_request(branch, request, react_context=react_context_now())
-    else:
-        compiled = _install.compile_installed_profile(branch, request)
+    compiled = _install.compile_installed_profile(branch, request)
     kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
     payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
     return int(estimate_payload_input_tokens(payload))
