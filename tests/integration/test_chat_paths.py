@@ -261,6 +261,23 @@ def test_prompt_cache_endpoint_with_the_seed_profile_forced_warns_once() -> None
     assert "system_blocks" not in kw
 
 
+def test_prompt_cache_endpoint_under_the_amendment1_profile_warns_that_profile_once() -> None:
+    integration._reset_warnings()
+    branch = Branch(system="s")
+    imodel = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True), is_cli=False)
+    lionagi_turns.install(profile="amendment1")
+    try:
+        with warnings.catch_warnings(record=True) as record:
+            warnings.simplefilter("always")
+            for _ in range(2):
+                ins = branch.msgs.create_instruction(instruction="q")
+                _, kw = prepare_run_kwargs(branch, None, ChatParam(), ins=ins, imodel=imodel)
+    finally:
+        lionagi_turns.uninstall()
+    assert _gap_warnings(record) == [integration.AMENDMENT1_PROMPT_CACHE_GAP]
+    assert "system_blocks" not in kw
+
+
 def test_prompt_cache_endpoint_compiles_the_cache_profile_without_a_warning() -> None:
     branch = Branch(system="s")
     imodel = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True), is_cli=False)

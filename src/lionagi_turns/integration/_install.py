@@ -126,6 +126,13 @@ PROMPT_CACHE_GAP = (
     "system_blocks are built. Requests stay correct but lose the cache placement."
 )
 
+AMENDMENT1_PROMPT_CACHE_GAP = (
+    "lionagi-turns: this model's endpoint places the prompt cache (ADR-0127, "
+    "places_prompt_cache) but install(profile='amendment1') compiles with the Amendment 1 "
+    "profile, which builds no system_blocks. Requests stay correct but lose the cache "
+    "placement; install the default profile to get it."
+)
+
 REACT_RESUME_BLOCKS_GAP = (
     "lionagi-turns: a later ReAct round resumes a CLI session and carries context blocks; "
     "sending them would re-send the caller's ReAct context every round, so this round keeps "
@@ -327,8 +334,12 @@ def seed_profile_forced() -> Iterator[None]:
 
 def _note_gaps(branch: Branch, imodel: Any, cache: bool) -> None:
     endpoint = getattr(imodel, "endpoint", None)
-    if not cache and bool(getattr(endpoint, "places_prompt_cache", False)):
+    if cache or not bool(getattr(endpoint, "places_prompt_cache", False)):
+        return
+    if _seed_forced.get():
         _warn_once("prompt_cache", PROMPT_CACHE_GAP)
+    else:
+        _warn_once("prompt_cache_amendment1", AMENDMENT1_PROMPT_CACHE_GAP)
 
 
 # ------------------------------------------------------------------------ install/uninstall
