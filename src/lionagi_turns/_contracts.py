@@ -41,6 +41,15 @@ def _set(obj: object, name: str, value: Any) -> None:
     object.__setattr__(obj, name, value)
 
 
+def _check_instruction(value: Any) -> None:
+    if not isinstance(value, Instruction):
+        raise TypeError(
+            "TurnRequest.instruction must be a lionagi Instruction, got "
+            f"{type(value).__name__}; build one with "
+            "branch.msgs.create_instruction(instruction=...)"
+        )
+
+
 def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
     """A deep-copied, read-only view of ``mapping``; the caller's object is not retained."""
     if not isinstance(mapping, Mapping):
@@ -135,12 +144,7 @@ class TurnRequest:
     provider_kwargs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        if not isinstance(self.instruction, Instruction):
-            raise TypeError(
-                "TurnRequest.instruction must be a lionagi Instruction, got "
-                f"{type(self.instruction).__name__}; build one with "
-                "branch.msgs.create_instruction(instruction=...)"
-            )
+        _check_instruction(self.instruction)
         _set(self, "progression", _progression(self.progression))
         _set(self, "tool_schemas", _tool_schemas(self.tool_schemas))
         _set(self, "response_format", _response_format(self.response_format))

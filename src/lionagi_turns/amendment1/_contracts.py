@@ -98,9 +98,7 @@ SECTION_POSTURE: Mapping[str, str] = MappingProxyType(
 # The reasons the context registry can give for not admitting an entry (D7, ADR-0008 D3).
 REGISTRY_REASONS: tuple[str, ...] = ("per_provider_limit", "section_budget")
 
-
-def _set(obj: object, name: str, value: Any) -> None:
-    object.__setattr__(obj, name, value)
+_set = _base._set
 
 
 @dataclass(frozen=True, slots=True)
@@ -269,12 +267,7 @@ class TurnRequest:
     provider_kwargs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
-        if not isinstance(self.instruction, Instruction):
-            raise TypeError(
-                "TurnRequest.instruction must be a lionagi Instruction, got "
-                f"{type(self.instruction).__name__}; build one with "
-                "branch.msgs.create_instruction(instruction=...)"
-            )
+        _base._check_instruction(self.instruction)
         _set(self, "progression", _base._progression(self.progression))
         _set(self, "tool_schemas", _base._tool_schemas(self.tool_schemas))
         _set(self, "response_format", _base._response_format(self.response_format))
