@@ -22,10 +22,12 @@ import threading
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 from lionagi_turns.characterize.cache_sim import CacheRuleError, CacheSimulator, Usage
+
+from .http_server import serve_json_posts, stop_serving
 
 __all__ = ("AnthropicServer",)
 
@@ -48,56 +50,15 @@ class AnthropicServer:
     def start(self) -> AnthropicServer:
         if self._httpd is not None:
             raise RuntimeError("AnthropicServer.start() called twice; create a new server")
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length).decode("utf-8", "replace")
-                try:
-                    body = json.loads(raw)
-                except json.JSONDecodeError:
-                    server._record(self.path, {"_invalid": raw})
-                    self._send(400, _error("body is not JSON"))
-                    return
-                server._record(self.path, body)
-                if not self.path.rstrip("/").endswith("/messages"):
-                    self._send(404, _error(f"no route {self.path}"))
-                    return
-                status, payload = server._answer(body)
-                self._send(status, payload)
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        httpd = self._httpd
-        self._thread = threading.Thread(
-            target=lambda: httpd.serve_forever(poll_interval=0.02),
-            name="e2e-anthropic-server",
-            daemon=True,
+        self._httpd, self._thread = serve_json_posts(
+            "e2e-anthropic-server", "/messages", self._record, self._answer, _error
         )
-        self._thread.start()
         return self
 
     def close(self) -> None:
-        if self._httpd is None:
+        if self._httpd is None or self._thread is None:
             return
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        stop_serving(self._httpd, self._thread)
         self._httpd = None
         self._thread = None
 

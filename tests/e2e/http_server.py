@@ -20,11 +20,19 @@ import json
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ("ChatServer", "RecordedRequest", "Reply", "tool_call")
+__all__ = (
+    "ChatServer",
+    "RecordedRequest",
+    "Reply",
+    "serve_json_posts",
+    "stop_serving",
+    "tool_call",
+)
 
 
 @dataclass(frozen=True)
@@ -96,56 +104,15 @@ class ChatServer:
     def start(self) -> ChatServer:
         if self._httpd is not None:
             raise RuntimeError("ChatServer.start() called twice; create a new server instead")
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, format: str, *args: Any) -> None:  # silence stderr
-                return
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length).decode("utf-8", "replace")
-                try:
-                    body = json.loads(raw)
-                except json.JSONDecodeError:
-                    server._record(self.path, {"_invalid": raw})
-                    self._send(400, {"error": {"message": "body is not JSON"}})
-                    return
-                server._record(self.path, body)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(404, {"error": {"message": f"no route {self.path}"}})
-                    return
-                reply, number = server._next_reply()
-                self._send(reply.status, reply.body(str(body.get("model", "")), number))
-
-            def _send(self, status: int, payload: dict[str, Any]) -> None:
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        httpd = self._httpd
-        self._thread = threading.Thread(
-            target=lambda: httpd.serve_forever(poll_interval=0.02),
-            name="e2e-chat-server",
-            daemon=True,
+        self._httpd, self._thread = serve_json_posts(
+            "e2e-chat-server", "/chat/completions", self._record, self._answer, _error
         )
-        self._thread.start()
         return self
 
     def close(self) -> None:
-        if self._httpd is None:
+        if self._httpd is None or self._thread is None:
             return
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        stop_serving(self._httpd, self._thread)
         self._httpd = None
         self._thread = None
 
@@ -198,3 +165,71 @@ class ChatServer:
         with self._lock:
             number = len(self.requests)
             return (self._replies.popleft() if self._replies else self.default), number
+
+    def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        reply, number = self._next_reply()
+        return reply.status, reply.body(str(body.get("model", "")), number)
+
+
+def _error(message: str) -> dict[str, Any]:
+    return {"error": {"message": message}}
+
+
+def serve_json_posts(
+    name: str,
+    route: str,
+    record: Callable[[str, dict[str, Any]], None],
+    answer: Callable[[dict[str, Any]], tuple[int, dict[str, Any]]],
+    error: Callable[[str], dict[str, Any]],
+) -> tuple[ThreadingHTTPServer, threading.Thread]:
+    """Serve JSON POSTs on ``127.0.0.1`` (ephemeral port) from a daemon thread named ``name``.
+
+    Every POST body is passed to ``record(path, body)``; a body that is not JSON is recorded as
+    ``{"_invalid": text}`` and answered 400. A POST whose path ends with ``route`` is answered
+    with ``answer(body)`` (status, JSON payload); any other path with 404. Error payloads are
+    ``error(message)``. Stop it with ``stop_serving``.
+    """
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # silence stderr
+            return
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length).decode("utf-8", "replace")
+            try:
+                body = json.loads(raw)
+            except json.JSONDecodeError:
+                record(self.path, {"_invalid": raw})
+                self._send(400, error("body is not JSON"))
+                return
+            record(self.path, body)
+            if not self.path.rstrip("/").endswith(route):
+                self._send(404, error(f"no route {self.path}"))
+                return
+            self._send(*answer(body))
+
+        def _send(self, status: int, payload: dict[str, Any]) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(
+        target=lambda: httpd.serve_forever(poll_interval=0.02), name=name, daemon=True
+    )
+    thread.start()
+    return httpd, thread
+
+
+def stop_serving(httpd: ThreadingHTTPServer, thread: threading.Thread) -> None:
+    """Shut ``httpd`` down, close its socket and join its serving ``thread``."""
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
