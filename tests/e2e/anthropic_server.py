@@ -27,7 +27,10 @@ from typing import Any
 
 from lionagi_turns.characterize.cache_sim import CacheRuleError, CacheSimulator, Usage
 
-from .http_server import serve_json_posts, stop_serving
+if __package__:
+    from .http_server import serve_json_posts, stop_serving
+else:  # loaded as a top-level module: benchmarks/ put tests/e2e itself on sys.path
+    from http_server import serve_json_posts, stop_serving  # type: ignore[import-not-found,no-redef]
 
 __all__ = ("AnthropicServer",)
 
