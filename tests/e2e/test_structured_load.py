@@ -67,8 +67,8 @@ async def test_the_handover_is_released_with_the_recorded_instruction(
         assert isinstance(out, Verdict) and type(out) is not Verdict
         recorded = branch.messages[-2]
         key = id(recorded.content)
-        assert integration._structures[key][0]() is recorded
+        assert integration._structures.owner(recorded.content) is recorded
         branch.msgs.clear_messages()
         del recorded
         gc.collect()
-        assert key not in integration._structures
+        assert key not in integration._structures._entries

@@ -26,8 +26,6 @@ being built. It does not write to the branch.
 
 from __future__ import annotations
 
-import threading
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -35,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from .._contracts import ContextBlock, TurnRequest
 from .._providers import to_provider_messages
 from ._adapters import context_blocks_from_report
+from ._handover import Handover
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -52,10 +51,9 @@ class TurnOptions:
     provider_kwargs: Mapping[str, Any]
 
 
-# id(recorded Instruction) -> (weak reference to it, its options). Same identity rules as the
-# structure hand-over: an entry lives exactly as long as its instruction and matches only it.
-_options: dict[int, tuple[weakref.ref[Any], TurnOptions]] = {}
-_options_lock = threading.Lock()
+# Same identity rules as the structure hand-over: an entry lives exactly as long as its
+# instruction and matches only it.
+_options: Handover[TurnOptions] = Handover(lambda instruction: instruction)
 
 
 def remember_turn_options(instruction: Any, request: TurnRequest) -> None:
@@ -66,27 +64,12 @@ def remember_turn_options(instruction: Any, request: TurnRequest) -> None:
         structure=request.structure,
         provider_kwargs=request.provider_kwargs,
     )
-    key = id(instruction)
-    ref = weakref.ref(instruction)
-    with _options_lock:
-        _options[key] = (ref, options)
-    weakref.finalize(instruction, _forget, key, ref)
-
-
-def _forget(key: int, ref: weakref.ref[Any]) -> None:
-    with _options_lock:
-        entry = _options.get(key)
-        if entry is not None and entry[0] is ref:
-            del _options[key]
+    _options.put(instruction, options)
 
 
 def turn_options(instruction: Any) -> TurnOptions | None:
     """The options remembered for this very instruction object, or None."""
-    with _options_lock:
-        entry = _options.get(id(instruction))
-    if entry is None or entry[0]() is not instruction:
-        return None
-    return entry[1]
+    return _options.get(instruction)
 
 
 def _current_blocks(branch: Branch) -> tuple[ContextBlock, ...]:

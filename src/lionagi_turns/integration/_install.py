@@ -53,7 +53,6 @@ import importlib
 import importlib.metadata
 import threading
 import warnings
-import weakref
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -68,6 +67,7 @@ from ._adapters import context_blocks_from_report, isolate_instruction, turn_req
 from ._anthropic import create_payload as anthropic_create_payload
 from ._cache import compile_for_prompt_cache
 from ._estimate import estimate_next_request_tokens, remember_turn_options
+from ._handover import Handover
 from ._prepare_compat import prepare_messages_for_chat
 from ._react import react_context_now
 from ._resume import resumed_view
@@ -162,8 +162,7 @@ def _reset_warnings() -> None:
 # Instruction that owns it. Nothing is evicted while that Instruction lives (a finalizer drops
 # the entry when it is collected), and a lookup matches only while that very Instruction still
 # holds that very content object, so a reused id can never hand over another call's Structure.
-_structures: dict[int, tuple[weakref.ref[Any], Any]] = {}
-_structures_lock = threading.Lock()
+_structures: Handover[Any] = Handover(lambda owner: owner.content)
 
 
 def _remember_structure(owner: Any, response_format: Any, structure: Any) -> None:
@@ -174,29 +173,7 @@ def _remember_structure(owner: Any, response_format: Any, structure: Any) -> Non
     instance = _build_structure(response_format, _resolve_structure_cls(structure))
     if instance is None:
         return
-    key = id(owner.content)
-    ref = weakref.ref(owner)
-    with _structures_lock:
-        _structures[key] = (ref, instance)
-    weakref.finalize(owner, _forget_structure, key, ref)
-
-
-def _forget_structure(key: int, ref: weakref.ref[Any]) -> None:
-    with _structures_lock:
-        entry = _structures.get(key)
-        if entry is not None and entry[0] is ref:
-            del _structures[key]
-
-
-def _structure_for(content: Any) -> Any:
-    with _structures_lock:
-        entry = _structures.get(id(content))
-    if entry is None:
-        return None
-    owner = entry[0]()
-    if owner is None or owner.content is not content:
-        return None
-    return entry[1]
+    _structures.put(owner, instance)
 
 
 def propagate_structure(content: Any, parse_param: Any) -> Any:
@@ -207,7 +184,7 @@ def propagate_structure(content: Any, parse_param: Any) -> Any:
 
     if isinstance(result.structure, Structure) or content is None:
         return result
-    instance = _structure_for(content)
+    instance = _structures.get(content)
     if instance is None:
         return result
     return result.with_updates(structure=instance)
