@@ -34,8 +34,7 @@ def compile_for_prompt_cache(
 ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
     """The compiled request and its ordered system blocks (module contract); ``react_context``
     is lionagi's ``_react_context`` of a running ReAct turn (the compiler's ReAct step)."""
-    acts: Any = getattr(branch, "acts", None)
-    schemas = list(getattr(acts, "schema_list", None) or ())
+    schemas = list(branch.acts.schema_list)
     result = compile_cached(branch, request, schemas, react_context=react_context)
     layout = result.layout
     blocks = SegmentedBlocks(
