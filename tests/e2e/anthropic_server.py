@@ -23,20 +23,20 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 
 from lionagi_turns.characterize.cache_sim import CacheRuleError, CacheSimulator, Usage
 
 if __package__:
-    from .http_server import serve_json_posts, stop_serving
+    from .http_server import JsonPostServing
 else:  # loaded as a top-level module: benchmarks/ put tests/e2e itself on sys.path
-    from http_server import serve_json_posts, stop_serving  # type: ignore[import-not-found,no-redef]
+    from http_server import JsonPostServing  # type: ignore[import-not-found,no-redef]
 
 __all__ = ("AnthropicServer",)
 
 
 @dataclass
-class AnthropicServer:
+class AnthropicServer(JsonPostServing):
     """See the module contract."""
 
     default: str | dict[str, Any] = "ok"
@@ -50,26 +50,12 @@ class AnthropicServer:
     _thread: threading.Thread | None = field(default=None, init=False)
     _clock: float = field(default=0.0, init=False)
 
-    def start(self) -> AnthropicServer:
-        if self._httpd is not None:
-            raise RuntimeError("AnthropicServer.start() called twice; create a new server")
-        self._httpd, self._thread = serve_json_posts(
-            "e2e-anthropic-server", "/messages", self._record, self._answer, _error
-        )
-        return self
+    _THREAD_NAME: ClassVar[str] = "e2e-anthropic-server"
+    _ROUTE: ClassVar[str] = "/messages"
 
-    def close(self) -> None:
-        if self._httpd is None or self._thread is None:
-            return
-        stop_serving(self._httpd, self._thread)
-        self._httpd = None
-        self._thread = None
-
-    def __enter__(self) -> AnthropicServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    @staticmethod
+    def _error_payload(message: str) -> dict[str, Any]:
+        return _error(message)
 
     @property
     def base_url(self) -> str:

@@ -23,16 +23,65 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar, Self
 
 __all__ = (
     "ChatServer",
+    "JsonPostServing",
     "RecordedRequest",
     "Reply",
     "serve_json_posts",
     "stop_serving",
     "tool_call",
 )
+
+
+def _error(message: str) -> dict[str, Any]:
+    return {"error": {"message": message}}
+
+
+class JsonPostServing:
+    """``start()``/``close()`` and the context-manager protocol of a fake server that answers
+    JSON POSTs through ``serve_json_posts``. A subclass declares ``_httpd`` and ``_thread``
+    (None until started), the thread name and route, ``_record``, ``_answer`` and
+    ``_error_payload``."""
+
+    _THREAD_NAME: ClassVar[str]
+    _ROUTE: ClassVar[str]
+    _httpd: ThreadingHTTPServer | None
+    _thread: threading.Thread | None
+
+    def _record(self, path: str, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        raise NotImplementedError
+
+    def _error_payload(self, message: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        if self._httpd is not None:
+            raise RuntimeError(
+                f"{type(self).__name__}.start() called twice; create a new server instead"
+            )
+        self._httpd, self._thread = serve_json_posts(
+            self._THREAD_NAME, self._ROUTE, self._record, self._answer, self._error_payload
+        )
+        return self
+
+    def close(self) -> None:
+        if self._httpd is None or self._thread is None:
+            return
+        stop_serving(self._httpd, self._thread)
+        self._httpd = None
+        self._thread = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @dataclass(frozen=True)
@@ -90,7 +139,7 @@ class RecordedRequest:
 
 
 @dataclass
-class ChatServer:
+class ChatServer(JsonPostServing):
     """See the module contract. Thread-safe recording; replies are consumed in POST order."""
 
     default: Reply = field(default_factory=Reply)
@@ -100,27 +149,9 @@ class ChatServer:
     _httpd: ThreadingHTTPServer | None = field(default=None, init=False)
     _thread: threading.Thread | None = field(default=None, init=False)
 
-    # -- lifecycle -------------------------------------------------------------------------
-    def start(self) -> ChatServer:
-        if self._httpd is not None:
-            raise RuntimeError("ChatServer.start() called twice; create a new server instead")
-        self._httpd, self._thread = serve_json_posts(
-            "e2e-chat-server", "/chat/completions", self._record, self._answer, _error
-        )
-        return self
-
-    def close(self) -> None:
-        if self._httpd is None or self._thread is None:
-            return
-        stop_serving(self._httpd, self._thread)
-        self._httpd = None
-        self._thread = None
-
-    def __enter__(self) -> ChatServer:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    _THREAD_NAME: ClassVar[str] = "e2e-chat-server"
+    _ROUTE: ClassVar[str] = "/chat/completions"
+    _error_payload = staticmethod(_error)
 
     # -- configuration and inspection ------------------------------------------------------
     @property
@@ -169,10 +200,6 @@ class ChatServer:
     def _answer(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         reply, number = self._next_reply()
         return reply.status, reply.body(str(body.get("model", "")), number)
-
-
-def _error(message: str) -> dict[str, Any]:
-    return {"error": {"message": message}}
 
 
 def serve_json_posts(
