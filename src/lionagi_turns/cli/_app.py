@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 # Effective for lionagi settings read after this point; the loader also pins the branch's log
 # manager to never save (_load), since the package may have imported lionagi already.
@@ -55,7 +55,7 @@ from ._inputs import (
     load,
     turn_inputs,
 )
-from ._load import DEFAULT_MAX_BYTES, one_line
+from ._load import DEFAULT_MAX_BYTES, LoadedBranch, one_line
 from ._prompt_cache import prompt_cache_report, render_prompt_cache
 from ._views import bounded_line, console, inert, print_json
 
@@ -131,8 +131,22 @@ BudgetOpt = Annotated[
 ]
 
 
+_R = TypeVar("_R")
+
+
 def _too_deep(path: str) -> Fail:
     return Fail(EXIT_BAD_INPUT, f"{path}: the branch is nested too deeply to compile")
+
+
+def _compiled(loaded: LoadedBranch, build: Callable[[], _R]) -> _R:
+    """``build()``'s report. A compile error (ValueError/TypeError) exits 1 naming it; a branch
+    nested too deeply for lionagi's renderer (RecursionError) exits 2 as unusable input."""
+    try:
+        return build()
+    except (ValueError, TypeError) as exc:
+        compile_error(loaded, exc)
+    except RecursionError:
+        raise _too_deep(loaded.path) from None
 
 
 @app.command("compile")
@@ -151,21 +165,13 @@ def compile_command(
         return
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
     if profile is Profile.prompt_cache:
-        try:
-            cached = prompt_cache_report(loaded, instruction, blocks)
-        except (ValueError, TypeError) as exc:
-            compile_error(loaded, exc)
+        cached = _compiled(loaded, lambda: prompt_cache_report(loaded, instruction, blocks))
         if format is Format.json:
             print_json(cached)
         else:
             render_prompt_cache(console(), cached)
         return
-    try:
-        report, trace = compiled_turn(loaded, instruction, blocks)
-    except (ValueError, TypeError) as exc:
-        compile_error(loaded, exc)
-    except RecursionError:
-        raise _too_deep(path) from None
+    report, trace = _compiled(loaded, lambda: compiled_turn(loaded, instruction, blocks))
     if format is Format.json:
         print_json(report)
         return
@@ -192,16 +198,15 @@ def _amended(
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
     from ..amendment1 import SectionBudgetRefused
 
-    try:
-        report = amended_turn(loaded, instruction, blocks, budgets)
-    except SectionBudgetRefused as exc:
-        raise Fail(
-            EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"
-        ) from None
-    except (ValueError, TypeError) as exc:
-        compile_error(loaded, exc)
-    except RecursionError:
-        raise _too_deep(path) from None
+    def build() -> dict[str, Any]:
+        try:
+            return amended_turn(loaded, instruction, blocks, budgets)
+        except SectionBudgetRefused as exc:
+            raise Fail(
+                EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"
+            ) from None
+
+    report = _compiled(loaded, build)
     if format is Format.json:
         print_json(report)
         return
@@ -236,12 +241,8 @@ def diff_command(
 ) -> None:
     """Show lionagi 0.36's payload against the compiled one, labelled by intended difference."""
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-    try:
-        report = diff_report(loaded, instruction, blocks)
-    except (ValueError, TypeError) as exc:  # lionagi cannot even render a record of it
-        compile_error(loaded, exc)
-    except RecursionError:
-        raise _too_deep(path) from None
+    # A compile error here also covers lionagi failing to render a record of the branch.
+    report = _compiled(loaded, lambda: diff_report(loaded, instruction, blocks))
     render_diff(console(), report)
     if not report["ok"]:
         raise typer.Exit(EXIT_REJECTED)
