@@ -13,6 +13,7 @@ Guarantees:
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -155,15 +156,7 @@ class TurnRequest:
     def __deepcopy__(self, memo: dict[int, Any]) -> TurnRequest:
         """An equal request with its own instruction copy (a read-only mapping cannot be
         deep-copied by ``copy`` itself; construction copies everything else)."""
-        return TurnRequest(
-            instruction=copy.deepcopy(self.instruction, memo),
-            progression=self.progression,
-            tool_schemas=self.tool_schemas,
-            response_format=self.response_format,
-            structure=self.structure,
-            context_blocks=self.context_blocks,
-            provider_kwargs=self.provider_kwargs,
-        )
+        return dataclasses.replace(self, instruction=copy.deepcopy(self.instruction, memo))
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,3 +177,27 @@ def test_the_default_profile_refuses_nothing_amendment_specific() -> None:
         compile_chat_request(b, object())  # type: ignore[arg-type]
     assert default_compile.__module__ == "lionagi_turns._compiler"
     del ins
+
+
+def test_deepcopy_of_a_request_is_equal_with_its_own_instruction() -> None:
+    import copy
+    import uuid
+
+    b = branch()
+    ins = b.msgs.create_instruction(instruction="now", context=[{"k": 1}])
+    request = TurnRequest(
+        instruction=ins,
+        progression=(uuid.uuid4(),),
+        tool_schemas=({"type": "function", "function": {"name": "f"}},),
+        context_blocks=(ContextBlock("docs", "text"),),
+        skipped=(LeftOut("memory", "section_budget", None),),
+        provider_kwargs={"temperature": 0},
+    )
+    copied = copy.deepcopy(request)
+    for name in FIELDS[TurnRequest]:
+        if name != "instruction":
+            assert getattr(copied, name) == getattr(request, name), name
+    assert copied.instruction is not request.instruction
+    assert copied.instruction.id == request.instruction.id
+    assert copied.instruction.content.prompt_context == [{"k": 1}]
+    assert copied.instruction.content.prompt_context is not ins.content.prompt_context

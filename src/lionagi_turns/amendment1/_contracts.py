@@ -22,6 +22,7 @@ Guarantees:
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -277,16 +278,8 @@ class TurnRequest:
         _set(self, "provider_kwargs", _base._read_only(self.provider_kwargs, "TurnRequest"))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> TurnRequest:
-        return TurnRequest(
-            instruction=copy.deepcopy(self.instruction, memo),
-            progression=self.progression,
-            tool_schemas=self.tool_schemas,
-            response_format=self.response_format,
-            structure=self.structure,
-            context_blocks=self.context_blocks,
-            skipped=self.skipped,
-            provider_kwargs=self.provider_kwargs,
-        )
+        """An equal request with its own instruction copy (construction copies the rest)."""
+        return dataclasses.replace(self, instruction=copy.deepcopy(self.instruction, memo))
 
 
 def check_material(blocks: tuple[Any, ...]) -> None:
