@@ -186,3 +186,16 @@ def conversation(tmp_path: Path) -> Path:
     branch.msgs.add_message(instruction="And 2+3?")
     branch.msgs.add_message(assistant_response="5.")
     return save(branch, tmp_path / "conversation.json")
+
+
+def assert_bad_input(run: Run, *needles: str) -> str:
+    """Exit 2, nothing on stdout, one stderr line without a traceback; returns the line."""
+    assert run.code == 2, (run.code, run.stderr)
+    assert run.stdout == ""
+    lines = run.stderr.splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("lionagi-turns: ")
+    assert "Traceback" not in run.stderr
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]

@@ -8,18 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import EXAMPLES, Run, edit
-
-
-def _assert_one_line(run: Run, *needles: str) -> None:
-    assert run.code == 2, (run.code, run.stderr)
-    assert run.stdout == ""
-    lines = run.stderr.splitlines()
-    assert len(lines) == 1, run.stderr
-    assert lines[0].startswith("lionagi-turns: ")
-    assert "Traceback" not in run.stderr
-    for needle in needles:
-        assert needle in lines[0]
+from .conftest import EXAMPLES, assert_bad_input, edit
 
 
 def _write(text: str | bytes) -> Callable[[Path], Path]:
@@ -90,16 +79,16 @@ CASES = {
 def test_check_bad_input(run_cli, tmp_path: Path, case: str) -> None:
     make, needles = CASES[case]
     path = make(tmp_path)
-    _assert_one_line(run_cli("check", str(path)), str(path), *needles)
+    assert_bad_input(run_cli("check", str(path)), str(path), *needles)
 
 
 @pytest.mark.parametrize("command", ["compile", "diff"])
 def test_compile_and_diff_bad_input(run_cli, tmp_path: Path, command: str) -> None:
     path = tmp_path / "input.json"
     path.write_text(json.dumps({"metadata": {"lion_class": "lionagi.core.session.branch.Branch"}}))
-    _assert_one_line(run_cli(command, str(path)), str(path), "another lionagi version")
+    assert_bad_input(run_cli(command, str(path)), str(path), "another lionagi version")
     missing = tmp_path / "gone.json"
-    _assert_one_line(run_cli(command, str(missing)), str(missing), "no such file")
+    assert_bad_input(run_cli(command, str(missing)), str(missing), "no such file")
 
 
 @pytest.mark.parametrize(
@@ -113,4 +102,4 @@ def test_compile_and_diff_bad_input(run_cli, tmp_path: Path, command: str) -> No
 )
 def test_bad_options_exit_2(run_cli, args: tuple[str, ...], needle: str) -> None:
     resolved = [str(EXAMPLES / "support.json") if a == "EXAMPLE" else a for a in args]
-    _assert_one_line(run_cli(*resolved), needle)
+    assert_bad_input(run_cli(*resolved), needle)

@@ -20,23 +20,10 @@ from lionagi import Branch
 from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, MAX_DEPTH
 from lionagi_turns.cli._views import LINE_HEAD, LINE_TAIL, MAX_BODY_LINES
 
-from .conftest import EXAMPLES, Run, save
+from .conftest import EXAMPLES, Run, assert_bad_input, save
 
 SUPPORT = EXAMPLES / "support.json"
 COMMANDS = ("compile", "check", "diff")
-
-
-def assert_bad_input(run: Run, *needles: str) -> str:
-    """Exit 2, nothing on stdout, one stderr line without a traceback; returns the line."""
-    assert run.code == 2, (run.code, run.stderr)
-    assert run.stdout == ""
-    lines = run.stderr.splitlines()
-    assert len(lines) == 1, run.stderr
-    assert lines[0].startswith("lionagi-turns: ")
-    assert "Traceback" not in run.stderr
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
-    return lines[0]
 
 
 def with_raw(tmp_path: Path, where: Callable[[dict[str, Any]], None], raw: str) -> Path:

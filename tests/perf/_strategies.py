@@ -65,3 +65,12 @@ DOMAIN_VALUE = st.one_of(
         _domain_key(), nested(_domain_key(), _domain_text()), min_size=1, max_size=4
     ),
 )
+
+
+def outcome(render: Any, value: Any) -> tuple[str, str]:
+    """``("ok", text)`` or ``("error", exception type)``: what the differential tests compare,
+    so both renderers must succeed alike or fail alike."""
+    try:
+        return ("ok", render(value))
+    except Exception as exc:
+        return ("error", type(exc).__name__)

@@ -15,18 +15,11 @@ from pydantic import BaseModel
 from lionagi_turns._fast import yaml as _fastyaml
 from lionagi_turns._fast.switch import no_fast_path
 
-from ._strategies import ANY_VALUE, DOMAIN_VALUE, SAFE, texts
+from ._strategies import ANY_VALUE, DOMAIN_VALUE, SAFE, outcome, texts
 
 pytestmark = pytest.mark.skipif(
     not _fastyaml.C_EMITTER_AVAILABLE, reason="PyYAML built without libyaml: no fast path"
 )
-
-
-def outcome(render: Any, value: Any) -> tuple[str, str]:
-    try:
-        return ("ok", render(value))
-    except Exception as exc:  # both renderers must fail alike
-        return ("error", type(exc).__name__)
 
 
 @given(DOMAIN_VALUE)

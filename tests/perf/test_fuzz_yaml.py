@@ -22,18 +22,11 @@ from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns._fast import yaml as _fastyaml
 
-from ._strategies import ANY_VALUE, DOMAIN_VALUE
+from ._strategies import ANY_VALUE, DOMAIN_VALUE, outcome
 
 pytestmark = pytest.mark.skipif(
     not _fastyaml.C_EMITTER_AVAILABLE, reason="PyYAML built without libyaml: no fast path"
 )
-
-
-def outcome(render: Any, value: Any) -> tuple[str, str]:
-    try:
-        return ("ok", render(value))
-    except Exception as exc:  # both renderers must fail alike
-        return ("error", type(exc).__name__)
 
 
 def tracked(value: Any) -> Any:
