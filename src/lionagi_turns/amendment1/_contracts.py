@@ -157,9 +157,9 @@ class SectionBound:
         _check_budget(self.budget, f"SectionBound({self.section}).budget")
         _set(self, "kept", tuple(self.kept))
         _set(self, "left_out", tuple(self.left_out))
-        if not all(isinstance(k, str) for k in self.kept):
+        if not _all_instances(self.kept, str):
             raise TypeError("SectionBound.kept holds references (str ids or provider names)")
-        if not all(isinstance(e, LeftOut) for e in self.left_out):
+        if not _all_instances(self.left_out, LeftOut):
             raise TypeError("SectionBound.left_out holds LeftOut values")
 
 
@@ -175,7 +175,11 @@ class CompiledChatRequest:
 
     def __post_init__(self) -> None:
         _set(self, "messages", tuple(self.messages))
-        bad = [i for i, m in enumerate(self.messages) if not isinstance(m, CompiledMessage)]
+        bad = (
+            []
+            if _all_instances(self.messages, CompiledMessage)
+            else [i for i, m in enumerate(self.messages) if not isinstance(m, CompiledMessage)]
+        )
         if bad:
             raise TypeError(f"CompiledChatRequest.messages{bad} are not CompiledMessage values")
         _set(
@@ -198,6 +202,12 @@ class CompiledChatRequest:
             provider_kwargs=self.provider_kwargs,
             bounds=self.bounds,
         )
+
+
+def _all_instances(values: tuple[Any, ...], cls: type) -> bool:
+    """``all(isinstance(v, cls) for v in values)``; exact types are checked in one pass of
+    ``type`` (the usual case), anything else by ``isinstance``."""
+    return set(map(type, values)) <= {cls} or all(isinstance(v, cls) for v in values)
 
 
 def _check_bounds(bounds: Any) -> tuple[SectionBound, ...]:
