@@ -21,8 +21,10 @@ lionagi 0.36's context tool removes messages from the active view
 from __future__ import annotations
 
 import functools
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import compress
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 __all__ = ("EXCLUSIONS_KEY", "ViewExclusions", "record_context_tool", "view_exclusions")
 
 EXCLUSIONS_KEY = "lionagi_turns.view_exclusions"
+_INT = operator.attrgetter("int")
 _REASON = {"evict": "evicted", "evict_action_results": "evicted", "compact": "compacted"}
 
 
@@ -51,16 +54,18 @@ class ViewExclusions:
 def view_exclusions(branch: Branch, progression: tuple[UUID, ...] | None) -> ViewExclusions:
     if progression is not None or "current_progression" not in branch.metadata:
         return ViewExclusions((), ())
-    view = set(branch.progression)
     pile = branch.msgs.messages  # type: ignore[has-type]
     recorded = branch.metadata.get(EXCLUSIONS_KEY)
     recorded = recorded if isinstance(recorded, dict) else {}
     left_out: list[LeftOut] = []
     unrecorded: list[str] = []
-    for uid in branch.msgs.progression:
-        if uid in view or uid not in pile:
-            continue
-        msg = pile[uid]
+    table = pile.collections  # the record order is the pile's own progression
+    for uid in _outside(list(branch.msgs.progression), list(branch.progression)):
+        msg = table.get(uid)
+        if msg is None:  # what the pile itself answers (skip, or its ItemNotFoundError)
+            if uid not in pile:
+                continue
+            msg = pile[uid]
         if isinstance(msg, System) or (
             isinstance(msg, Message) and type(msg)._role == MessageRole.UNSET
         ):
@@ -72,6 +77,16 @@ def view_exclusions(branch: Branch, progression: tuple[UUID, ...] | None) -> Vie
             unrecorded.append(name)
         left_out.append(LeftOut(name, reason))
     return ViewExclusions(tuple(left_out), tuple(unrecorded))
+
+
+def _outside(order: list[Any], view: list[Any]) -> list[Any]:
+    """The items of ``order`` not in ``view``, in order. Exact UUIDs (the usual case) are
+    compared by their integers (UUID equality), in one pass each; anything else as values."""
+    if set(map(type, order)) <= {UUID} and set(map(type, view)) <= {UUID}:
+        seen = set(map(_INT, view))
+        return list(compress(order, map(operator.not_, map(seen.__contains__, map(_INT, order)))))
+    members = set(view)
+    return [uid for uid in order if uid not in members]
 
 
 def _record(branch: Branch, before: list[Any], action: str) -> None:
