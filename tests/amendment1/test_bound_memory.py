@@ -240,15 +240,19 @@ def test_react_items_take_nothing_from_the_memory() -> None:
         assert (_memory.recall(b) is None) == bool(items)
 
 
-def test_a_refused_compile_remembers_nothing() -> None:
+def test_a_failed_compile_remembers_nothing() -> None:
     b = _history(4)
     now = _now(b)
     _memory.forget(b)
-    refused = _sent(b, now, budgets=SectionBudgets(system=1))
-    assert refused[:2] == ("error", "SectionBudgetRefused")
+    add_action_pair(b, "bad", {"x": 1}, {"members": {1, 2}})  # a set: YAML cannot keep order
+    add_instruction(b, "after the bad result")
+    add_assistant(b, "ok")
+    failed = _sent(b, now)
+    assert failed[0] == "error"
     assert _memory.recall(b) is None
-    _sent(b, now)
-    assert _memory.recall(b) is not None
+    refused = _sent(b, _now(b), budgets=SectionBudgets(system=1), progression=())
+    assert refused[:2] == ("error", "SectionBudgetRefused")
+    assert _memory.recall(b) is not None  # the pipeline ran: its walk is the next one's start
 
 
 def test_the_memory_is_off_without_the_fast_path() -> None:

@@ -108,8 +108,9 @@ class Bound:
     _memo: _Memo | None = field(default=None, repr=False)
 
     def commit(self) -> None:
-        """Remember this call's decisions for the branch's next compile (after the compile
-        succeeded); a compile that may not remember forgets what was remembered."""
+        """Remember this call's decisions for the branch's next compile (once the pipeline
+        succeeded: the walk it was given is the one the next compile resumes from, whether or
+        not a section then refuses); a compile that may not remember forgets what was."""
         if self._memo is not None:
             _memory.remember(self.branch, self._memo)
         elif self.react:

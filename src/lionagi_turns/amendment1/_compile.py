@@ -111,6 +111,7 @@ def compile_chat_request(
         results_section=results_section,
     )
     trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
+    state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
 
     messages = list(trace.compiled.messages)
     history_left = (*state.exclusions, *state.truncated)
@@ -162,7 +163,6 @@ def compile_chat_request(
     if refusals:
         raise _refused(refusals, bounds)
 
-    state.commit()
     return CompiledChatRequest(
         instruction=trace.compiled.instruction,
         messages=tuple(messages),
