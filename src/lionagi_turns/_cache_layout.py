@@ -38,15 +38,14 @@ only, which lionagi records after a successful call.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
-from lionagi.protocols.messages import Instruction
 
+from ._cache_memo import ViewRecords, prefix_digests, view_records
+from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
 from ._compiler import compile_traced
 from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
 from ._envelope import encode_context_section
@@ -70,101 +69,6 @@ __all__ = (
     "read_record",
     "tool_section",
 )
-
-RECORD_KEY = "lionagi_turns.prompt_cache"
-_VERSION = 1
-
-
-@dataclass(frozen=True, slots=True)
-class SegmentChanges:
-    """What changed against the previous recorded request of the conversation (D6)."""
-
-    stable: bool = False
-    conversation: bool = False
-    rewrite: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class SentRecord:
-    """The durable record of one instruction sent under this profile (``metadata[RECORD_KEY]``).
-
-    ``text``: the instruction's content as sent (string or multimodal parts); ``basis``: digest
-    of its durable rendering, which the text extends; ``stable``/``conversation``: digests of the
-    request's segments; ``blocks``: the conversation's blocks, on the instruction that started
-    it only; ``messages``/``prefix``: the request's message count and their digest;
-    ``changes``: what this request changed; ``stable_blocks``: the stable segment's text, on
-    the conversation's first instruction and on each one that changed it (so a saved branch,
-    which holds no tool functions, still shows its stable segment). Plain JSON, so it survives
-    ``Branch.to_dict()`` / ``from_dict()`` and plain lionagi, which never reads it.
-    """
-
-    text: str | list[dict[str, Any]]
-    basis: str
-    stable: str
-    conversation: str
-    blocks: tuple[ContextBlock, ...] | None
-    messages: int
-    prefix: str
-    changes: SegmentChanges
-    stable_blocks: tuple[str, ...] | None = None
-
-    def to_metadata(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "v": _VERSION,
-            "text": self.text,
-            "basis": self.basis,
-            "stable": self.stable,
-            "conversation": self.conversation,
-            "messages": self.messages,
-            "prefix": self.prefix,
-            "changes": {
-                "stable": self.changes.stable,
-                "conversation": self.changes.conversation,
-                "rewrite": self.changes.rewrite,
-            },
-        }
-        if self.blocks is not None:
-            out["blocks"] = [[b.provider_name, b.content] for b in self.blocks]
-        if self.stable_blocks is not None:
-            out["stable_blocks"] = list(self.stable_blocks)
-        return out
-
-    @classmethod
-    def from_metadata(cls, data: Any) -> SentRecord | None:
-        """The record, or None for anything that is not a well-formed record of this version."""
-        if not isinstance(data, Mapping) or data.get("v") != _VERSION:
-            return None
-        try:
-            blocks = data.get("blocks")
-            stable_blocks = data.get("stable_blocks")
-            changes = data["changes"]
-            return cls(
-                text=data["text"],
-                basis=str(data["basis"]),
-                stable=str(data["stable"]),
-                conversation=str(data["conversation"]),
-                blocks=(
-                    None
-                    if blocks is None
-                    else tuple(ContextBlock(str(n), str(c)) for n, c in blocks)
-                ),
-                messages=int(data["messages"]),
-                prefix=str(data["prefix"]),
-                changes=SegmentChanges(
-                    bool(changes["stable"]), bool(changes["conversation"]), bool(changes["rewrite"])
-                ),
-                stable_blocks=(
-                    None if stable_blocks is None else tuple(str(b) for b in stable_blocks)
-                ),
-            )
-        except (KeyError, TypeError, ValueError):
-            return None
-
-
-def read_record(message: Any) -> SentRecord | None:
-    """The ``SentRecord`` an instruction carries, or None."""
-    metadata = getattr(message, "metadata", None)
-    return SentRecord.from_metadata(metadata.get(RECORD_KEY)) if metadata else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,28 +98,6 @@ def tool_section(schemas: Sequence[Any]) -> str:
     return minimal_yaml({"Tools": list(schemas)}).strip() if schemas else ""
 
 
-# ``json.dumps`` with these options builds this very encoder on every call; one instance, same
-# text (``encode`` keeps no state between calls).
-_ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
-
-
-def _digest(value: Any) -> str:
-    text = _ENCODE(value)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _prefix_digests(messages: Sequence[Any], marks: set[int]) -> dict[int, str]:
-    """``out[n]`` for each ``n`` in ``marks`` (each ``<= len(messages)``): digest of the first
-    ``n`` messages (role and content); the chain is read only at the marks."""
-    chain = hashlib.sha256()
-    out = {0: chain.hexdigest()} if 0 in marks else {}
-    for n, m in enumerate(messages, 1):
-        chain.update(_digest([str(m.role.value), m.content]).encode("ascii"))
-        if n in marks:
-            out[n] = chain.hexdigest()
-    return out
-
-
 def compile_cached(
     branch: Branch,
     request: TurnRequest,
@@ -230,17 +112,15 @@ def compile_cached(
     what ``compile_chat_request`` raises, before producing any output. ``react_context``: the
     caller's context items of a running ReAct turn, for the compiler's ReAct step (lionagi's
     prompt-cache path applies the same de-duplication)."""
-    records = _view_records(branch, request)
-    last = records[-1] if records else None
-    started = next((r for r in records if r.blocks is not None), None)
+    records = view_records(branch, select_ids(branch, request.progression))
+    last, started = records.last, records.started
 
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     schemas = list(tool_schemas or ())
     stable = tuple(s for s in (system_text, tool_section(schemas)) if s)
     if tool_schemas is None:
-        recorded = next((r.stable_blocks for r in reversed(records) if r.stable_blocks), None)
-        stable = recorded or tuple(s for s in (system_text,) if s)
+        stable = records.stable_blocks or tuple(s for s in (system_text,) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
 
     conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
@@ -262,7 +142,7 @@ def compile_cached(
         envelope=lambda blocks: encode_context_section(later),
         stable_blocks=lambda branch, request: stable,
         current_options=current_options,
-        history_text=_as_sent,
+        history_text=lambda branch, turn, rendered: _as_sent(records, turn, rendered),
     )
     trace = compile_traced(branch, request, profile=profile, react_context=react_context)
     current = trace.rendered[-1].content
@@ -278,8 +158,8 @@ def compile_cached(
     marks = {len(messages)}
     if last is not None and last.messages <= len(messages):
         marks.add(last.messages)
-    digests = _prefix_digests(messages, marks)
-    stable_digest, conversation_digest = _digest(stable), _digest(conversation)
+    digests = prefix_digests(branch, messages, marks)
+    stable_digest, conversation_digest = digest(stable), digest(conversation)
     previous_end = None
     changes = SegmentChanges()
     if last is not None:
@@ -294,7 +174,7 @@ def compile_cached(
     record = SentRecord(
         stable_blocks=stable if last is None or changes.stable else None,
         text=own_copy(current),
-        basis=_digest(durable_current),
+        basis=digest(durable_current),
         stable=stable_digest,
         conversation=conversation_digest,
         blocks=tuple(conversation_blocks) if started is None else None,
@@ -308,22 +188,10 @@ def compile_cached(
     )
 
 
-def _view_records(branch: Branch, request: TurnRequest) -> list[SentRecord]:
-    """The records of the view's instructions, oldest first (ids the compiler will refuse are
-    skipped here; ``compile_traced`` raises for them)."""
-    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    out = []
-    for uuid in select_ids(branch, request.progression):
-        message = pile.get(uuid)
-        if isinstance(message, Instruction) and (record := read_record(message)) is not None:
-            out.append(record)
-    return out
-
-
-def _as_sent(branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
+def _as_sent(records: ViewRecords, turn: InstructionTurn, rendered: Any) -> Any:
     """A historical instruction as it was sent, while its durable rendering is the recorded
     one; its durable rendering otherwise (an edited record: a history rewrite)."""
-    record = read_record(turn.message)
-    if record is not None and record.basis == _digest(rendered):
+    record = records.record_for(turn)
+    if record is not None and record.basis == digest(rendered):
         return own_copy(record.text)
     return rendered

@@ -1,0 +1,464 @@
+"""The prompt-cache profile's memos (``_cache_memo``) never change what it compiles.
+
+Every compile here runs twice on the same real Branch state: with the fast path on (memos read
+and written) and inside ``no_fast_path()`` (every record read and every digest computed afresh,
+the profile as it was before the memos); the two outcomes must be equal, across growth, every
+in-place edit the fast-path mutation tests cover, edits of the durable record itself, and edits
+of the view and the pile.
+"""
+
+import copy
+import gc
+import hashlib
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from lionagi import Branch
+from lionagi.ln.concurrency.utils import _is_coro_func_cached
+from lionagi.protocols.messages import Instruction, MessageRole
+from perf._support import PNG, Convo  # type: ignore[import-not-found]
+from perf.test_mutation_purity import MUTATIONS  # type: ignore[import-not-found]
+from pydantic import BaseModel
+
+from lionagi_turns import ContextBlock, TurnRequest, to_provider_messages
+from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
+from lionagi_turns._cache_memo import _slots, prefix_digests, slot_count
+from lionagi_turns._cache_record import SegmentChanges, SentRecord, digest
+from lionagi_turns._cache_record import prefix_digests as plain_prefix_digests
+from lionagi_turns._contracts import CompiledMessage
+from lionagi_turns._fast.switch import no_fast_path
+from lionagi_turns._history import action_result
+from lionagi_turns._render import render_view
+
+
+class Answer(BaseModel):
+    answer: str
+
+
+def lookup(term: str) -> str:
+    """Look a term up.
+
+    Args:
+        term: the term
+    """
+    return term
+
+
+def outcome(
+    branch: Branch, request: TurnRequest, tools: list[Any] | None = None
+) -> tuple[Any, ...]:
+    """Everything one prompt-cache compile produced, or the error's type and text."""
+    try:
+        result = compile_cached(branch, request, tools)
+    except Exception as exc:
+        return ("error", type(exc).__name__, str(exc))
+    return (
+        "ok",
+        to_provider_messages(result.compiled),
+        result.layout,
+        result.record,
+        result.compiled.instruction.to_dict(),
+    )
+
+
+def both(branch: Branch, request: TurnRequest, tools: list[Any] | None = None) -> Any:
+    """The memo-on outcome, after checking it equals the memo-off one."""
+    fast = outcome(branch, request, tools)
+    with no_fast_path():
+        slow = outcome(branch, request, tools)
+    assert fast == slow
+    return fast
+
+
+def request(branch: Branch, text: str = "What next?", **kwargs: Any) -> TurnRequest:
+    return TurnRequest(instruction=branch.msgs.create_instruction(instruction=text), **kwargs)
+
+
+def sent_as(
+    message: Instruction, text: str, *, first: bool = False, results: list[Any] | None = None
+) -> None:
+    """Give a stored instruction the record of having been sent as ``text`` (its durable
+    rendering, with ``results``, is the basis, so the profile sends ``text`` while that
+    rendering holds)."""
+    rendered, _ = render_view(message.content, results=results or [])
+    record = SentRecord(
+        text=text,
+        basis=digest(rendered),
+        stable=digest(("Be careful.",)),
+        conversation=digest(()),
+        blocks=() if first else None,
+        messages=2,
+        prefix="0" * 64,
+        changes=SegmentChanges(),
+        stable_blocks=("Be careful.",) if first else None,
+    )
+    message.metadata[RECORD_KEY] = record.to_metadata()
+
+
+def recorded_convo() -> Convo:
+    convo = Convo()
+    sent_as(convo.i1, "first, as sent", first=True)
+    sent_as(convo.i2, "second, as sent")
+    sent_as(convo.i3, "third, as sent", results=[action_result(convo.resp)])
+    # i3's request: the five messages before it and itself, as the profile compiles them now
+    with no_fast_path():  # no memo written yet
+        sent = compile_cached(convo.branch, request(convo.branch), None).compiled.messages[:5]
+    convo.i3.metadata[RECORD_KEY].update(messages=5, prefix=_chain(sent))
+    return convo
+
+
+# --------------------------------------------------------------------------- growth
+
+
+def test_growth_equals_reading_everything_afresh() -> None:
+    branch = Branch(system="You are terse.", tools=[lookup])
+    tools = list(branch.acts.schema_list)
+    for i in range(12):
+        req = request(
+            branch,
+            f"q{i}",
+            tool_schemas=tuple(tools) if i % 3 == 0 else (),
+            response_format=Answer if i % 4 == 1 else None,
+            context_blocks=(ContextBlock("notes", f"block {i % 2}"),) if i % 5 < 2 else (),
+        )
+        first = both(branch, req, tools)
+        assert both(branch, req, tools) == first  # again, nothing new: the memo as it is
+        assert first[0] == "ok"
+        branch.msgs.add_message(instruction=compile_cached(branch, req, tools).compiled.instruction)
+        if i % 2:
+            call = branch.msgs.add_message(action_function="lookup",
+                                           action_arguments={"term": str(i)})
+            branch.msgs.add_message(action_request=call, action_output=f"out {i}")
+        branch.msgs.add_message(assistant_response=f"answer {i}")
+        if i % 3 == 2:
+            branch.msgs.add_message(assistant_response=f"and more {i}")  # an assistant run
+
+
+def test_a_recorded_history_sends_what_was_sent() -> None:
+    convo = recorded_convo()
+    outcome_ = both(convo.branch, request(convo.branch))
+    texts = [m["content"] for m in outcome_[1]]
+    assert "second, as sent" in texts and "first, as sent" in texts
+
+
+# --------------------------------------------------------------------------- in-place edits
+
+
+@pytest.mark.parametrize("name", list(MUTATIONS))
+def test_in_place_edits_of_records(name: str) -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    tools: list[Any] = []  # the stable segment from the live system text
+    both(convo.branch, req, tools)
+    before = both(convo.branch, req, tools)
+    MUTATIONS[name](convo)
+    after = both(convo.branch, req, tools)
+    assert after != before
+
+
+def _edit_text(c: Convo) -> None:
+    c.i2.metadata[RECORD_KEY]["text"] = "edited in place"
+
+
+def _edit_nested(c: Convo) -> None:
+    c.i1.metadata[RECORD_KEY]["stable_blocks"][0] = "Another system."
+
+
+def _edit_blocks(c: Convo) -> None:
+    c.i1.metadata[RECORD_KEY]["blocks"] = [["notes", "a block"]]
+
+
+def _edit_messages(c: Convo) -> None:
+    c.i3.metadata[RECORD_KEY]["messages"] = 4
+
+
+def _remove(c: Convo) -> None:
+    del c.i2.metadata[RECORD_KEY]
+
+
+def _replace_equal(c: Convo) -> None:
+    c.i2.metadata[RECORD_KEY] = copy.deepcopy(c.i2.metadata[RECORD_KEY])
+
+
+def _replace_other(c: Convo) -> None:
+    c.i2.metadata[RECORD_KEY] = dict(c.i3.metadata[RECORD_KEY])
+
+
+def _bad_version(c: Convo) -> None:
+    c.i3.metadata[RECORD_KEY]["v"] = 2
+
+
+def _metadata_replaced(c: Convo) -> None:
+    c.i2.metadata = {}
+
+
+def _not_json(c: Convo) -> None:
+    c.i2.metadata[RECORD_KEY]["text"] = ("a", "tuple")
+
+
+def _record_added(c: Convo) -> None:
+    sent_as(c.i2, "second, sent again")
+
+
+RECORD_EDITS: dict[str, Callable[[Convo], None]] = {
+    "text-in-place": _edit_text,
+    "stable-blocks-nested": _edit_nested,
+    "blocks-in-place": _edit_blocks,
+    "messages-in-place": _edit_messages,
+    "removed": _remove,
+    "replaced-equal": _replace_equal,
+    "replaced-other": _replace_other,
+    "bad-version": _bad_version,
+    "metadata-replaced": _metadata_replaced,
+    "not-json": _not_json,
+    "record-replaced": _record_added,
+}
+
+
+@pytest.mark.parametrize("name", list(RECORD_EDITS))
+def test_edits_of_the_durable_record(name: str) -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    both(convo.branch, req)
+    before = both(convo.branch, req)
+    RECORD_EDITS[name](convo)
+    after = both(convo.branch, req)
+    again = both(convo.branch, req)
+    assert again == after
+    if name != "replaced-equal":
+        assert after != before
+
+
+def test_a_record_that_is_not_json_is_read_afresh_every_time() -> None:
+    convo = recorded_convo()
+    _not_json(convo)
+    req = request(convo.branch)
+    first = both(convo.branch, req)
+    convo.i2.metadata[RECORD_KEY]["text"] = ("another", "tuple")
+    assert both(convo.branch, req) != first
+
+
+# --------------------------------------------------------------------------- view and pile
+
+
+def _drop_from_progression(c: Convo) -> None:
+    c.branch.msgs.progression.remove(c.a1.id)
+
+
+def _reorder(c: Convo) -> None:
+    order = c.branch.msgs.progression
+    order.remove(c.i3.id)
+    order.insert(0, c.i3.id)
+
+
+def _current_progression(c: Convo) -> None:
+    c.branch.metadata["current_progression"] = [c.i3.id, c.a3.id]
+
+
+def _remove_record(c: Convo) -> None:
+    c.branch.msgs.messages.pop(c.a3.id)
+
+
+def _pile_entry_replaced(c: Convo) -> None:
+    twin = c.i2.model_copy(deep=True)
+    twin.metadata[RECORD_KEY]["text"] = "the twin"
+    c.branch.msgs.messages.collections[c.i2.id] = twin
+
+
+def _pile_last_replaced(c: Convo) -> None:
+    twin = c.i3.model_copy(deep=True)
+    twin.metadata[RECORD_KEY]["messages"] = 4  # the last record: no longer a kept prefix
+    c.branch.msgs.messages.collections[c.i3.id] = twin
+
+
+def _pile_entry_readded(c: Convo) -> None:
+    pile = c.branch.msgs.messages.collections
+    message = pile.pop(c.i3.id)
+    pile[c.i3.id] = message
+
+
+VIEW_EDITS: dict[str, Callable[[Convo], None]] = {
+    "drop-from-progression": _drop_from_progression,
+    "reorder": _reorder,
+    "current-progression": _current_progression,
+    "remove-record": _remove_record,
+    "pile-entry-replaced": _pile_entry_replaced,
+    "pile-last-replaced": _pile_last_replaced,
+    "pile-entry-readded": _pile_entry_readded,
+}
+
+
+@pytest.mark.parametrize("name", list(VIEW_EDITS))
+def test_edits_of_the_view_and_the_pile(name: str) -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    both(convo.branch, req)
+    before = both(convo.branch, req)
+    VIEW_EDITS[name](convo)
+    after = both(convo.branch, req)
+    assert both(convo.branch, req) == after
+    assert (after == before) == (name == "pile-entry-readded")
+    if name == "current-progression":
+        del convo.branch.metadata["current_progression"]
+        both(convo.branch, req)
+
+
+def test_pile_keys_swapped_under_the_same_values() -> None:
+    branch = Branch(system="Be careful.")
+    m = branch.msgs
+    a1, a2 = m.add_message(assistant_response="one"), m.add_message(assistant_response="two")
+    i1, i2 = m.add_message(instruction="first"), m.add_message(instruction="second")
+    branch.metadata["current_progression"] = [i1.id, a1.id, i2.id, a2.id]
+    sent_as(i1, "first, as sent", first=True)
+    sent_as(i2, "second, as sent")
+    with no_fast_path():
+        sent = compile_cached(branch, request(branch), None).compiled.messages[:3]
+    i2.metadata[RECORD_KEY].update(messages=3, prefix=_chain(sent))
+    i1.metadata[RECORD_KEY]["stable"] = "another stable segment"  # which record is last shows
+    req = request(branch)
+    both(branch, req)
+    before = both(branch, req)
+    pile = m.messages.collections
+    first, second = pile.pop(i1.id), pile.pop(i2.id)
+    pile[i2.id], pile[i1.id] = first, second  # the same values, in the same order
+    assert list(pile.values())[-2:] == [first, second]
+    assert both(branch, req) != before
+
+
+def test_explicit_views_alternating() -> None:
+    convo = recorded_convo()
+    ids = list(convo.branch.msgs.progression)
+    for view in (tuple(ids), tuple(ids[:3]), tuple(ids), (), tuple(ids[2:]), tuple(ids)):
+        both(convo.branch, request(convo.branch, progression=view))
+
+
+def test_a_missing_id_is_refused_alike() -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    both(convo.branch, req)
+    missing = convo.branch.msgs.create_instruction(instruction="never stored").id
+    convo.branch.msgs.progression.append(missing)
+    assert both(convo.branch, req)[0] == "error"
+    convo.branch.msgs.progression.remove(missing)
+    both(convo.branch, req)
+
+
+# --------------------------------------------------------------------------- prefix digests
+
+
+def _m(role: MessageRole, content: Any) -> CompiledMessage:
+    return CompiledMessage(role=role, content=content)
+
+
+def test_prefix_digests_resume_only_where_the_messages_are_the_same() -> None:
+    branch = Branch()
+    user, assistant = MessageRole.USER, MessageRole.ASSISTANT
+    parts = [{"type": "text", "text": "look"}, {"type": "image_url", "image_url": {"url": PNG}}]
+    base = [_m(user, "a"), _m(assistant, "b"), _m(user, parts), _m(assistant, "c")]
+    sequences = [
+        base,
+        [*base, _m(user, "d")],  # grown: the same objects
+        [*base[:2], _m(user, copy.deepcopy(parts)), base[3], _m(user, "d")],  # equal copies
+        [*base[:2], _m(user, [{"type": "text", "text": "other"}]), base[3]],  # a rewrite
+        [base[0], _m(user, "b"), *base[2:]],  # the same text, another role
+        [_m(user, "a"), _m(assistant, "b")],  # shorter
+        [],
+        [*base, _m(user, "e"), _m(assistant, "f"), _m(user, "g")],
+    ]
+    for messages in sequences:
+        total = len(messages)
+        for marks in ({total}, {0, total}, {min(2, total), total}, set(range(total + 1))):
+            assert prefix_digests(branch, tuple(messages), marks) == plain_prefix_digests(
+                messages, marks
+            )
+
+
+def test_prefix_digests_never_change_a_kept_chain_state() -> None:
+    branch = Branch()
+    messages = tuple(_m(MessageRole.USER, str(i)) for i in range(6))
+    prefix_digests(branch, messages, {6})
+    held = _slots[id(branch)][1].chain
+    assert held is not None
+    before = [(n, s.hexdigest()) for n, s in held.states]
+    prefix_digests(branch, (*messages, _m(MessageRole.ASSISTANT, "x")), {6, 7})
+    assert [(n, s.hexdigest()) for n, s in held.states] == before
+    assert before[-1] == (6, _chain(messages))
+
+
+def _chain(messages: tuple[CompiledMessage, ...]) -> str:
+    return plain_prefix_digests(messages, {len(messages)})[len(messages)]
+
+
+def test_a_chain_state_is_a_real_hashlib_state() -> None:
+    assert _chain(()) == hashlib.sha256().hexdigest()
+
+
+# --------------------------------------------------------------------------- switch, lifetime
+
+
+def test_no_fast_path_reads_and_writes_no_memo() -> None:
+    convo = recorded_convo()
+    before = slot_count()
+    with no_fast_path():
+        outcome(convo.branch, request(convo.branch))
+    assert slot_count() == before
+    assert id(convo.branch) not in _slots
+
+
+def test_env_switch_reads_and_writes_no_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LIONAGI_TURNS_NO_FAST_PATH", "1")
+    convo = recorded_convo()
+    outcome(convo.branch, request(convo.branch))
+    assert id(convo.branch) not in _slots
+
+
+def test_a_dropped_branch_leaves_no_slot_and_no_record_behind() -> None:
+    _is_coro_func_cached.cache_clear()
+    gc.collect()
+    before = slot_count()
+    convo = recorded_convo()
+    both(convo.branch, request(convo.branch))
+    assert slot_count() == before + 1
+    message = weakref.ref(convo.i2)
+    branch = weakref.ref(convo.branch)
+    del convo
+    _is_coro_func_cached.cache_clear()  # lionagi 0.36 keeps every Branch alive through it
+    gc.collect()  # then one collection frees the branch, its slot and its messages
+    assert branch() is None and message() is None
+    assert slot_count() == before
+
+
+def test_a_slot_is_per_branch_object_not_per_id() -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    both(convo.branch, req)
+    twin = Branch.from_dict(convo.branch.to_dict())  # the same ids, other objects
+    assert twin.id == convo.branch.id
+    assert both(twin, request(twin)) is not None
+    assert both(convo.branch, req) is not None
+
+
+def test_concurrent_compiles_of_one_branch() -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    expected = both(convo.branch, req)
+    results: list[Any] = []
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            for _ in range(20):
+                results.append(outcome(convo.branch, req))
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert all(r == expected for r in results)
