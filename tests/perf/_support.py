@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 from lionagi import Branch
@@ -85,3 +86,45 @@ def private_state(branch: Branch) -> dict[Any, Any]:
             msg.content._revision,
         )
     return state
+
+
+def error_outcome(exc: BaseException) -> tuple[Any, ...]:
+    """An error as the resume tests compare it: type, text, notes and defects."""
+    defects = getattr(exc, "defects", ())
+    return (
+        "error",
+        type(exc).__name__,
+        str(exc),
+        tuple(getattr(exc, "__notes__", ())),
+        tuple(d.to_dict() for d in defects),
+    )
+
+
+def full_outcome(branch: Branch, request: TurnRequest) -> tuple[Any, ...]:
+    """``outcome`` plus the compiled messages themselves (a deep copy, so a later edit of a
+    returned object cannot change it) and, for an error, its notes and defects."""
+    try:
+        compiled = compile_chat_request(branch, request)
+    except Exception as exc:
+        return error_outcome(exc)
+    return (
+        "ok",
+        copy.deepcopy([(m.role, m.content) for m in compiled.messages]),
+        to_provider_messages(compiled),
+        dict(compiled.provider_kwargs),
+        compiled.instruction.to_dict(),
+    )
+
+
+def full_slow_outcome(branch: Branch, request: TurnRequest) -> tuple[Any, ...]:
+    with no_fast_path():
+        return full_outcome(branch, request)
+
+
+def rebuilt(branch: Branch) -> Branch:
+    """An equivalent branch built from scratch: saved as JSON and loaded back (same ids, same
+    view, every record a new object)."""
+    from lionagi_turns.cli._load import parse_branch
+
+    data = json.loads(json.dumps(branch.to_dict(mode="json"), default=str))
+    return parse_branch(data).branch

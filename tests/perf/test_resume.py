@@ -1,0 +1,1320 @@
+"""The incremental next turn (issue 13 item 3): whatever changed since the last compile of a
+branch — the view grew, a record was edited in place, removed or replaced, the progression or
+``current_progression`` was edited, the fold's inputs changed — the next compile sends exactly
+what a compile with the fast path off sends on the same branch, and what a cold compile of the
+same branch rebuilt from scratch sends; a refusal has the same type, text, notes and defects.
+
+Every test compiles a real lionagi Branch once (the warm state), changes it, and compiles again
+(``check``). The reference is behaviour, not the resume machinery.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar
+from uuid import UUID, uuid4
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
+from lionagi import Branch
+from lionagi.protocols.generic.progression import Progression
+from lionagi.protocols.messages import (
+    ActionResponse,
+    AssistantResponse,
+    Instruction,
+    Message,
+    MessageRole,
+)
+from lionagi.protocols.messages.instruction import InstructionContent
+
+from lionagi_turns import (
+    ContextBlock,
+    TurnRequest,
+    amendment1,
+    compile_chat_request,
+    no_fast_path,
+    to_provider_messages,
+)
+from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
+from lionagi_turns._compiler import compile_traced
+
+from ._support import (
+    PNG,
+    Convo,
+    current,
+    error_outcome,
+    full_outcome,
+    full_slow_outcome,
+    rebuilt,
+)
+from .test_mutation_purity import MUTATIONS
+
+
+def check(branch: Branch, request: TurnRequest, *, rebuild: bool = True) -> tuple[Any, ...]:
+    """Compile with the fast path on; it must equal the compile with it off on the same branch
+    and (``rebuild``) a cold compile of the branch rebuilt from scratch. Returns the outcome."""
+    fast = full_outcome(branch, request)
+    assert fast == full_slow_outcome(branch, request)
+    if rebuild:
+        assert full_outcome(rebuilt(branch), request) == fast
+    return fast
+
+
+def view(branch: Branch) -> Progression:
+    """Give ``branch`` a ``current_progression`` equal to its whole progression; return it."""
+    cp = Progression(order=list(branch.msgs.progression))
+    branch.metadata["current_progression"] = cp
+    return cp
+
+
+def add_turn(branch: Branch, n: int, *, tool: bool = False, images: bool = False) -> Instruction:
+    """One whole turn: an instruction (with context), optionally a tool call and its response,
+    and an assistant answer."""
+    m = branch.msgs
+    extra: dict[str, Any] = {"images": [PNG], "image_detail": "low"} if images else {}
+    ins = m.add_message(
+        instruction=f"step {n}", guidance=f"g{n}" if n % 2 else None,
+        context=[{"n": n, "rows": list(range(n % 3))}], **extra,
+    )
+    if tool:
+        add_result(branch, n)
+    m.add_message(assistant_response=f"answer {n}")
+    return ins
+
+
+def add_result(branch: Branch, n: int, output: Any = None) -> ActionResponse:
+    m = branch.msgs
+    request = m.add_message(action_function="lookup", action_arguments={"q": n})
+    return m.add_message(
+        action_request=request, action_output={"hit": n} if output is None else output
+    )
+
+
+def replace_record(branch: Branch, old: Message, new: Message) -> None:
+    """Put ``new`` (same id) where ``old`` is in the pile and its progression."""
+    pile = branch.msgs.messages
+    position = pile.progression.index(old.id)
+    pile.pop(old.id)
+    pile.insert(position, new)
+
+
+def distinct(outcomes: list[tuple[Any, ...]]) -> int:
+    return len({repr(o) for o in outcomes})
+
+
+class MemoNote(Message):
+    """A fixed-role kind the compiler has no rule for."""
+
+    _role: ClassVar[MessageRole] = MessageRole.ASSISTANT
+
+
+# ============================================================================ 1. growth only
+
+
+GROWTH: dict[str, Callable[[Branch, int], object]] = {
+    "plain": lambda b, n: add_turn(b, n),
+    "tool": lambda b, n: add_turn(b, n, tool=True),
+    "images": lambda b, n: add_turn(b, n, images=True),
+    "assistant-only": lambda b, n: b.msgs.add_message(assistant_response=f"more {n}"),
+    "result-only": lambda b, n: add_result(b, n),
+}
+
+
+@pytest.mark.parametrize("system", ["Be careful.", None], ids=["system", "no-system"])
+@pytest.mark.parametrize("kind", list(GROWTH))
+def test_each_growth_step_equals_slow_and_rebuilt(kind: str, system: str | None) -> None:
+    convo = Convo(system=system)
+    b = convo.branch
+    request = current(b)
+    seen = [check(b, request, rebuild=False)]
+    for n in range(1, 5):
+        GROWTH[kind](b, n)
+        seen.append(check(b, request, rebuild=n == 4))
+    assert distinct(seen) == len(seen)  # every step changed what is sent
+
+
+def test_the_real_next_turn_loop() -> None:
+    """compile -> record the compiled instruction -> record the answer (and sometimes a tool
+    round) -> compile the next turn, as the integration does."""
+    b = Convo().branch
+    seen = []
+    for n in range(8):
+        request = TurnRequest(
+            instruction=b.msgs.create_instruction(instruction=f"turn {n}", context=[{"n": n}]),
+            context_blocks=(ContextBlock("memory", f"fact {n % 3}"),),
+        )
+        seen.append(check(b, request))
+        compiled = compile_chat_request(b, request)
+        b.msgs.add_message(instruction=compiled.instruction)
+        if n % 3 == 1:
+            add_result(b, n)
+        b.msgs.add_message(assistant_response=f"reply {n}")
+    assert distinct(seen) == len(seen)
+
+
+def test_one_record_at_a_time_through_every_kind_of_tail() -> None:
+    """Compiling after every single record: an unanswered instruction, a pending result, two
+    pending results, an assistant run of three, a tool result between instruction and
+    answer."""
+    b = Branch(system="S.")
+    m = b.msgs
+    request = current(b)
+    steps: list[Callable[[], Any]] = [
+        lambda: m.add_message(instruction="q1"),
+        lambda: m.add_message(assistant_response="a1"),
+        lambda: m.add_message(assistant_response="a1 continued"),
+        lambda: m.add_message(assistant_response="a1 continued again"),
+        lambda: m.add_message(action_function="f", action_arguments={"x": 1}),
+        lambda: m.add_message(action_request=m.messages[-1], action_output="r1"),
+        lambda: add_result(b, 2),
+        lambda: m.add_message(instruction="q2", context=["c"]),
+        lambda: add_result(b, 3),
+        lambda: m.add_message(assistant_response="a2"),
+        lambda: m.add_message(instruction="q3"),
+        lambda: m.add_message(assistant_response="a3"),
+    ]
+    seen = [check(b, request)]
+    for step in steps:
+        step()
+        seen.append(check(b, request))
+    assert all(s[0] == "ok" for s in seen)
+
+
+def test_assistant_run_continued_across_compiles() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    before = check(b, request)
+    b.msgs.add_message(assistant_response="three, continued")
+    after = check(b, request)
+    assert after != before
+    # The run is one message: the count did not change, the last message grew.
+    assert len(after[2]) == len(before[2])
+    assert after[2][-2]["content"] == "three\n\nthree, continued"
+    b.msgs.add_message(assistant_response="and more")
+    assert check(b, request)[2][-2]["content"] == "three\n\nthree, continued\n\nand more"
+    b.msgs.add_message(instruction="fourth")
+    b.msgs.add_message(assistant_response="four")
+    check(b, request)
+
+
+def test_trailing_result_folds_into_current_then_into_a_history_instruction() -> None:
+    convo = Convo()
+    b = convo.branch
+    plain = check(b, current(b))
+    add_result(b, 1, output={"rows": [1, 2]})
+    request = current(b, "use the result")
+    pending = check(b, request)
+    assert pending[2][:-1] == plain[2][:-1]  # history unchanged, the result is in the current
+    assert "rows" in str(pending[2][-1]["content"])
+    add_result(b, 2, output="second")  # two pending results
+    both = check(b, request)
+    assert "second" in str(both[2][-1]["content"]) and "rows" in str(both[2][-1]["content"])
+    compiled = compile_chat_request(b, request)
+    b.msgs.add_message(instruction=compiled.instruction)  # the results now fold into it
+    folded = check(b, current(b, "next"))
+    assert "rows" in str(folded[2][-2]["content"]) and "second" in str(folded[2][-2]["content"])
+    assert "rows" not in str(folded[2][-1]["content"])
+    b.msgs.add_message(assistant_response="used them")
+    check(b, current(b, "next"))
+
+
+def test_history_ending_with_an_unanswered_instruction_then_growing() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    b.msgs.add_message(instruction="unanswered", context=[{"k": 1}])
+    check(b, request)
+    add_result(b, 1)  # a result after it: pending for the current instruction
+    check(b, request)
+    b.msgs.add_message(assistant_response="late answer")
+    check(b, request)
+    add_turn(b, 5, tool=True)
+    check(b, request)
+
+
+def test_growth_from_an_empty_history() -> None:
+    """No retained instruction: the fold goes into the current one; the first history
+    instruction then takes it."""
+    for system in ("Only a system.", None):
+        b = Branch(system=system) if system else Branch()
+        request = TurnRequest(
+            instruction=b.msgs.create_instruction(instruction="hi"),
+            context_blocks=(ContextBlock("memory", "m"),),
+        )
+        empty = check(b, request)
+        assert len(empty[2]) == 1
+        if system is None:
+            b.msgs.add_message(assistant_response="leading assistant, allowed without system")
+            check(b, request)
+        add_turn(b, 1)
+        grown = check(b, request)
+        assert "Only a system." not in str(grown[2][-1]) if system else True
+        add_turn(b, 2, tool=True)
+        check(b, request)
+
+
+def test_thirty_compiles_on_a_growing_branch() -> None:
+    b = Convo().branch
+    request = current(b)
+    for n in range(30):
+        add_turn(b, n, tool=n % 4 == 0, images=n % 7 == 3)
+        check(b, request, rebuild=n % 10 == 9)
+
+
+def test_previous_trace_is_not_changed_by_the_next_compile() -> None:
+    """A trace handed out once stays as it was when the next compile extends its last turn
+    (an assistant run continued, pending results gaining one)."""
+    convo = Convo()
+    b = convo.branch
+    add_result(b, 1)
+    first = compile_traced(b, current(b))
+
+    def shape(trace: Any) -> Any:
+        turns = [
+            (type(t).__name__, [m.id for m in getattr(t, "messages", [])],
+             list(getattr(t, "positions", [])), repr(getattr(t, "results", None)),
+             [m.id for m in getattr(t, "sources", [])])
+            for t in trace.projected.turns
+        ]
+        return (turns, repr(trace.projected.pending),
+                [m.id for m in trace.projected.pending_sources],
+                [(p.role, repr(p.content)) for p in trace.rendered])
+
+    before = shape(first)
+    add_result(b, 2)
+    second = compile_traced(b, current(b))
+    b.msgs.add_message(instruction="q")
+    b.msgs.add_message(assistant_response="a")
+    third = compile_traced(b, current(b))
+    shapes = (shape(second), shape(third))
+    b.msgs.add_message(assistant_response="a, continued")
+    compile_traced(b, current(b))
+    assert shape(first) == before
+    assert (shape(second), shape(third)) == shapes
+
+
+# ================================================================ 2. every in-place mutation
+
+
+@pytest.mark.parametrize("grow", [False, True], ids=["same-view", "grown"])
+@pytest.mark.parametrize("name", list(MUTATIONS))
+def test_mutation_between_compiles(name: str, grow: bool) -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    check(b, request, rebuild=False)
+    before = check(b, request, rebuild=False)  # a second compile of the unchanged branch
+    MUTATIONS[name](convo)
+    if grow:
+        add_turn(b, 9, tool=True)
+    after = check(b, request)
+    assert after != before
+    assert check(b, request, rebuild=False) == after
+
+
+@pytest.mark.parametrize("name", list(MUTATIONS))
+def test_mutation_after_growth_with_no_compile_between(name: str) -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    check(b, request, rebuild=False)
+    add_turn(b, 9)
+    b.msgs.add_message(assistant_response="run continued")
+    MUTATIONS[name](convo)
+    check(b, request, rebuild=False)
+    add_result(b, 10)
+    check(b, request)
+
+
+def test_mutation_of_the_newest_turn_after_it_was_compiled() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    ins = add_turn(b, 4, tool=True)
+    check(b, request)
+    ins.content.prompt_context[0]["n"] = "edited"
+    check(b, request)
+    last = b.msgs.messages[-1]
+    assert isinstance(last, AssistantResponse)
+    last.content.assistant_response = "edited answer"
+    b.msgs.add_message(assistant_response="continued")
+    check(b, request)
+
+
+def test_untracked_context_value_edited_in_place() -> None:
+    """A value lionagi cannot see change (a list inside a tuple: no revision bump)."""
+    convo = Convo()
+    b = convo.branch
+    inner = ["seen"]
+    b.msgs.add_message(instruction="untracked", context=[("pair", inner)])
+    b.msgs.add_message(assistant_response="ok")
+    request = current(b)
+    first = check(b, request, rebuild=False)
+    inner.append("changed in place")
+    assert check(b, request, rebuild=False) != first
+    add_turn(b, 3)
+    inner.append("again")
+    check(b, request, rebuild=False)
+
+
+def test_untracked_action_output_edited_in_place() -> None:
+    convo = Convo()
+    b = convo.branch
+    output = ["a"]
+    add_result(b, 1, output=("wrapped", output))
+    b.msgs.add_message(instruction="after the tool")
+    b.msgs.add_message(assistant_response="ok")
+    request = current(b)
+    first = check(b, request, rebuild=False)
+    output.append("b")
+    assert check(b, request, rebuild=False) != first
+    add_turn(b, 2)
+    output.append("c")
+    check(b, request, rebuild=False)
+
+
+def test_pending_result_edited_then_folded_into_history() -> None:
+    convo = Convo()
+    b = convo.branch
+    response = add_result(b, 1, output={"rows": [1]})
+    request = current(b)
+    check(b, request)
+    response.content.output["rows"].append(2)
+    check(b, request)
+    b.msgs.add_message(instruction="takes the result")
+    response.content.output["rows"].append(3)
+    check(b, request)
+
+
+def test_a_history_value_that_cannot_render_is_refused_as_slow_then_repaired() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    good = check(b, request)
+    convo.i2.content.prompt_context.append({"members": {1, 2}})  # a set cannot be rendered
+    bad = check(b, request, rebuild=False)
+    assert bad[0] == "error"
+    convo.i2.content.prompt_context.pop()
+    assert check(b, request) == good
+    add_result(b, 1, output={"members": {3}})  # the same defect in the new tail
+    b.msgs.add_message(instruction="after the bad result")
+    assert check(b, request, rebuild=False)[0] == "error"
+
+
+def test_an_assistant_reply_that_is_not_text_is_refused_as_slow() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    check(b, request)
+    convo.a3.content.assistant_response = 7  # type: ignore[assignment]
+    assert check(b, request, rebuild=False)[0] == "error"
+    convo.a3.content.assistant_response = "three"
+    b.msgs.add_message(assistant_response=["not", "text"])  # type: ignore[arg-type]
+    assert check(b, request, rebuild=False)[0] == "error"
+
+
+# ===================================================================== 3. progression edits
+
+
+def _active(b: Branch, where: str) -> Progression:
+    return view(b) if where == "view" else b.msgs.progression
+
+
+def _pop_two(c: Convo, p: Progression) -> None:
+    p.pop()
+    p.pop()
+
+
+def _swap_turns(c: Convo, p: Progression) -> None:
+    p.swap(p.index(c.i1.id), p.index(c.i3.id))
+    p.swap(p.index(c.a1.id), p.index(c.a3.id))
+
+
+def _replace_whole(c: Convo, p: Progression) -> None:
+    p.clear()
+    p.extend(Progression(order=[c.i3.id, c.a3.id, c.i1.id, c.a1.id]))
+
+
+PROGRESSION_EDITS: dict[str, Callable[[Convo, Progression], None]] = {
+    "remove-middle-assistant": lambda c, p: p.remove(c.a1.id),
+    "remove-middle-turn": lambda c, p: p.remove([c.i2.id, c.resp.id, c.a2.id]),
+    "remove-tool-response": lambda c, p: p.remove(c.resp.id),
+    "remove-last": lambda c, p: p.pop(),
+    "remove-last-turn": _pop_two,
+    "insert-in-middle": lambda c, p: p.insert(3, list(_new_turn(c))),
+    "insert-at-start": lambda c, p: p.insert(1, list(_new_turn(c))),
+    "swap-turns": _swap_turns,
+    "move-result-to-end": lambda c, p: p.move(p.index(c.resp.id), len(p)),
+    "reverse": lambda c, p: p.reverse(),
+    "replace-whole": _replace_whole,
+    "clear": lambda c, p: p.clear(),
+}
+
+
+def _new_turn(c: Convo) -> tuple[UUID, UUID]:
+    """A new instruction and answer in the pile, not in any view (taken out of them again)."""
+    b = c.branch
+    ins = b.msgs.add_message(instruction="inserted", context=[{"new": True}])
+    ans = b.msgs.add_message(assistant_response="inserted answer")
+    for p in (b.msgs.progression, b.metadata.get("current_progression")):
+        if p is not None:
+            p.remove([ins.id, ans.id])
+    return ins.id, ans.id
+
+
+@pytest.mark.parametrize("where", ["pile", "view"])
+@pytest.mark.parametrize("edit", list(PROGRESSION_EDITS))
+def test_progression_edit_between_compiles(edit: str, where: str) -> None:
+    convo = Convo()
+    b = convo.branch
+    progression = _active(b, where)
+    request = current(b)
+    before = check(b, request, rebuild=False)
+    PROGRESSION_EDITS[edit](convo, progression)
+    after = check(b, request, rebuild=where == "view")
+    assert after != before
+    add_turn(b, 7)  # lionagi appends it to the view too
+    check(b, request, rebuild=False)
+
+
+def test_current_progression_set_changed_grown_and_removed() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    full = check(b, request)
+    system = b.msgs.system.id
+    b.metadata["current_progression"] = Progression(order=[system, convo.i3.id, convo.a3.id])
+    short = check(b, request)
+    b.metadata["current_progression"] = Progression(
+        order=[system, convo.i1.id, convo.a1.id, convo.i3.id, convo.a3.id]
+    )
+    changed = check(b, request)
+    b.metadata["current_progression"].append(convo.i2.id)  # an evicted record comes back
+    b.metadata["current_progression"].append(convo.a2.id)
+    check(b, request)
+    add_turn(b, 5, tool=True)  # lionagi adds new records to the view
+    grown = check(b, request)
+    b.metadata["current_progression"] = Progression(order=list(b.metadata["current_progression"]))
+    assert check(b, request) == grown  # an equal view in a new object
+    del b.metadata["current_progression"]
+    back = check(b, request)
+    assert len({repr(x) for x in (full, short, changed, grown, back)}) == 5
+
+
+def test_current_progression_shrunk_in_place_then_regrown() -> None:
+    convo = Convo()
+    b = convo.branch
+    cp = view(b)
+    request = current(b)
+    before = check(b, request)
+    removed = [cp.pop(), cp.pop()]
+    check(b, request)
+    for uid in reversed(removed):
+        cp.append(uid)
+    assert check(b, request) == before
+
+
+def test_explicit_progression_grows_and_shrinks() -> None:
+    convo = Convo()
+    b = convo.branch
+    ids = tuple(b.msgs.progression)
+    instruction = current(b).instruction
+    outcomes = []
+    for k in (2, 3, 6, 9, 4, 2, 0, 9):
+        outcomes.append(check(b, TurnRequest(instruction=instruction, progression=ids[:k])))
+    # the same prefix gives the same outcome however it was reached
+    assert outcomes[0] == outcomes[5] and outcomes[3] == outcomes[7]
+    assert check(b, TurnRequest(instruction=instruction)) == outcomes[3]
+    add_turn(b, 3)
+    check(b, TurnRequest(instruction=instruction, progression=ids))
+    check(b, TurnRequest(instruction=instruction))
+    check(b, TurnRequest(instruction=instruction, progression=()))
+
+
+# ====================================================== 4. record removal and replacement
+
+
+@pytest.mark.parametrize("which", ["i2", "resp", "a2", "a3", "i1"])
+def test_record_popped_while_its_id_stays_in_the_view(which: str) -> None:
+    convo = Convo()
+    b = convo.branch
+    view(b)
+    request = current(b)
+    before = check(b, request)
+    record = getattr(convo, which)
+    b.msgs.messages.pop(record.id)
+    missing = check(b, request)
+    assert missing[:2] == ("error", "MissingIdsError")
+    assert str(record.id) in missing[2]
+    add_turn(b, 4)  # still missing after growth
+    assert check(b, request)[:2] == ("error", "MissingIdsError")
+    b.msgs.messages.include(record)  # the same object back
+    check(b, request)
+    b.metadata["current_progression"].pop()
+    b.metadata["current_progression"].pop()
+    assert check(b, request) == before
+
+
+def test_record_popped_from_the_pile_leaves_the_default_view() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    check(b, request)
+    b.msgs.messages.pop(convo.a3.id)
+    check(b, request)  # history ends with an unanswered instruction
+    b.msgs.messages.pop(convo.resp.id)
+    check(b, request)
+    add_turn(b, 4)
+    check(b, request)
+
+
+REPLACEMENTS: dict[str, Callable[[Message], Message]] = {
+    "equal-copy": lambda old: type(old).from_dict(old.to_dict()),
+    "changed-copy": lambda old: _changed(type(old).from_dict(old.to_dict())),
+}
+
+
+def _changed(msg: Message) -> Message:
+    content = msg.content
+    if isinstance(content, InstructionContent):
+        content.instruction = "replaced instruction"
+    elif isinstance(msg, AssistantResponse):
+        msg.content.assistant_response = "replaced answer"
+    elif isinstance(msg, ActionResponse):
+        msg.content.output = "replaced output"
+    return msg
+
+
+@pytest.mark.parametrize("how", list(REPLACEMENTS))
+@pytest.mark.parametrize("which", ["i1", "i2", "i3", "a1", "a3", "resp"])
+def test_record_replaced_by_another_object_under_the_same_id(which: str, how: str) -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    before = check(b, request, rebuild=False)
+    old = getattr(convo, which)
+    new = REPLACEMENTS[how](old)
+    assert new.id == old.id and new is not old
+    replace_record(b, old, new)
+    after = check(b, request)
+    assert (after == before) == (how == "equal-copy")
+    old.content = type(old.content)()  # the dropped object no longer counts
+    assert check(b, request, rebuild=False) == after
+    add_turn(b, 2)
+    check(b, request, rebuild=False)
+
+
+def test_system_message_replaced_added_and_removed() -> None:
+    convo = Convo(system=None)
+    b = convo.branch
+    request = current(b)
+    none = check(b, request)
+    b.msgs.add_message(system="Now there is a system.")
+    added = check(b, request)
+    b.msgs.add_message(system="A different system.")
+    replaced = check(b, request)
+    add_turn(b, 3)
+    check(b, request)
+    system = b.msgs.system
+    b.msgs.messages.pop(system.id)
+    b.msgs.system = None
+    removed = check(b, request)
+    assert len({repr(x) for x in (none, added, replaced, removed)}) == 4
+
+
+def test_system_replaced_while_not_in_the_view() -> None:
+    """The view (no system id in it) is unchanged; only the folded system text changed."""
+    convo = Convo()
+    b = convo.branch
+    b.metadata["current_progression"] = Progression(order=list(b.msgs.progression)[1:])
+    request = current(b)
+    before = check(b, request)
+    b.msgs.set_system(type(b.msgs.system)(content={"system_message": "Replaced."}))
+    b.metadata["current_progression"] = Progression(order=list(b.msgs.progression)[1:])
+    after = check(b, request)
+    assert after != before and "Replaced." in str(after[2][0]["content"])
+
+
+# ============================================================= 5. defects in the new tail
+
+
+def test_consecutive_instructions_in_the_tail_then_repaired() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    check(b, request)
+    first = b.msgs.add_message(instruction="one")
+    b.msgs.add_message(instruction="two")
+    bad = check(b, request)
+    assert bad[:3] == ("error", "HistoryError",
+                       "Consecutive instructions require an intervening assistant response")
+    answer = b.msgs.add_message(assistant_response="between")
+    progression = b.msgs.progression
+    progression.move(progression.index(answer.id), progression.index(first.id) + 1)
+    assert check(b, request)[0] == "ok"
+
+
+def test_consecutive_instructions_across_the_previous_end() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    b.msgs.add_message(instruction="unanswered")
+    good = check(b, request)
+    extra = b.msgs.add_message(instruction="another")
+    assert check(b, request)[0] == "error"
+    add_turn(b, 2)  # growth does not hide it
+    assert check(b, request)[0] == "error"
+    b.msgs.progression.remove(extra.id)
+    check(b, request)
+    b.msgs.progression.pop()
+    b.msgs.progression.pop()
+    assert check(b, request) == good
+
+
+def test_duplicate_id_in_the_tail_then_repaired() -> None:
+    convo = Convo()
+    b = convo.branch
+    cp = view(b)
+    request = current(b)
+    good = check(b, request)
+    cp.append(convo.i1.id)  # repeats a record of the warm prefix
+    bad = check(b, request)
+    assert bad[:2] == ("error", "HistoryError") and "duplicate ids" in bad[2]
+    cp.pop()
+    assert check(b, request) == good
+    explicit = TurnRequest(instruction=request.instruction,
+                           progression=(*cp, convo.a2.id))
+    assert check(b, explicit)[0] == "error"
+    check(b, request)
+
+
+def test_missing_id_in_the_tail_then_repaired() -> None:
+    convo = Convo()
+    b = convo.branch
+    cp = view(b)
+    request = current(b)
+    good = check(b, request)
+    ghost = uuid4()
+    cp.append(ghost)
+    bad = check(b, request)
+    assert bad[:2] == ("error", "MissingIdsError") and str(ghost) in bad[2]
+    cp.pop()
+    assert check(b, request) == good
+    explicit = TurnRequest(instruction=request.instruction, progression=(*cp, uuid4()))
+    assert check(b, explicit)[:2] == ("error", "MissingIdsError")
+    assert check(b, request) == good
+
+
+def test_unknown_subtype_in_the_tail_then_repaired() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    good = check(b, request)
+    memo = MemoNote(content={"note": "no rule"})
+    b.msgs.messages.include(memo)
+    bad = check(b, request, rebuild=False)
+    assert bad[:2] == ("error", "UnknownMessageTypeError")
+    assert f"id {memo.id}) is a MemoNote" in bad[2]
+    b.msgs.messages.pop(memo.id)
+    assert check(b, request) == good
+
+
+def test_first_record_an_assistant_in_the_tail_then_repaired() -> None:
+    b = Branch(system="S.")
+    request = current(b)
+    check(b, request)
+    answer = b.msgs.add_message(assistant_response="first")
+    bad = check(b, request)
+    assert bad[:3] == ("error", "HistoryError",
+                       "First message in progression must be an Instruction or System")
+    question = b.msgs.add_message(instruction="asked first")
+    b.msgs.progression.move(b.msgs.progression.index(question.id),
+                            b.msgs.progression.index(answer.id))
+    assert check(b, request)[0] == "ok"
+
+
+def test_every_defect_kind_at_once_in_the_tail() -> None:
+    convo = Convo()
+    b = convo.branch
+    cp = view(b)
+    request = current(b)
+    check(b, request)
+    b.msgs.add_message(instruction="x")
+    b.msgs.add_message(instruction="y")
+    memo = MemoNote(content={"note": "no rule"})
+    b.msgs.messages.include(memo)
+    cp.append(memo.id)
+    cp.append(convo.a1.id)
+    cp.append(uuid4())
+    assert check(b, request, rebuild=False)[:2] == ("error", "MissingIdsError")
+    cp.pop()
+    assert check(b, request, rebuild=False)[:2] == ("error", "HistoryError")
+    cp.pop()
+    assert check(b, request, rebuild=False)[:2] == ("error", "UnknownMessageTypeError")
+    cp.remove(memo.id)
+    assert check(b, request)[:2] == ("error", "HistoryError")
+
+
+# ============================================================ 6. fold inputs change alone
+
+
+def test_context_blocks_differ_per_call() -> None:
+    convo = Convo()
+    b = convo.branch
+    instruction = current(b).instruction
+    blocks = {
+        "x": (ContextBlock("catalog", "SKU 1"),),
+        "y": (ContextBlock("catalog", "SKU 2"), ContextBlock("memory", "m")),
+        "none": (),
+    }
+    seen = {}
+    for name in ("x", "y", "none", "x", "y"):
+        got = check(b, TurnRequest(instruction=instruction, context_blocks=blocks[name]))
+        assert seen.setdefault(name, got) == got
+    assert distinct(list(seen.values())) == 3
+    add_turn(b, 4)
+    for name in ("y", "x", "none"):
+        check(b, TurnRequest(instruction=instruction, context_blocks=blocks[name]))
+
+
+def test_fold_inputs_edited_with_history_unchanged_and_grown() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    check(b, request)
+    convo.i1.content.guidance = None
+    check(b, request)
+    convo.i1.content.guidance = "back again"
+    b.msgs.system.content.system_message = "Edited system."
+    check(b, request)
+    add_turn(b, 3)
+    b.msgs.system.content.system_message = "Edited twice."
+    convo.i1.content.guidance = {"tone": "terse"}
+    check(b, request)
+
+
+@pytest.mark.parametrize("system", ["S.", None], ids=["system", "no-system"])
+def test_first_instruction_removed_from_the_view(system: str | None) -> None:
+    convo = Convo(system=system)
+    b = convo.branch
+    cp = view(b)
+    request = TurnRequest(instruction=current(b).instruction,
+                          context_blocks=(ContextBlock("memory", "kept"),))
+    before = check(b, request)
+    cp.remove(convo.i1.id)  # no system: a leading assistant is allowed, the fold moves on
+    if system is not None:
+        cp.remove(convo.a1.id)
+    after = check(b, request)
+    assert after != before and after[0] == "ok"
+    cp.insert(1 if system else 0, convo.i1.id)
+    check(b, request)
+
+
+def test_fold_target_moves_from_current_to_history() -> None:
+    b = Branch(system="Folded.")
+    request = TurnRequest(instruction=current(b).instruction,
+                          context_blocks=(ContextBlock("memory", "m"),))
+    alone = check(b, request)
+    assert "Folded." in str(alone[2][-1]["content"])
+    add_turn(b, 1)
+    moved = check(b, request)
+    assert "Folded." in str(moved[2][0]["content"])
+    assert "Folded." not in str(moved[2][-1]["content"])
+
+
+# ================================================ 7. the caller cannot corrupt the next compile
+
+
+def test_editing_returned_messages_does_not_reach_the_next_compile() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = TurnRequest(
+        instruction=b.msgs.create_instruction(instruction="look", images=[PNG]),
+    )
+    expected = check(b, request)
+    for _ in range(2):
+        compiled = compile_chat_request(b, request)
+        lists = [m.content for m in compiled.messages if isinstance(m.content, list)]
+        assert len(lists) == 2  # I3 in history and the current instruction
+        for parts in lists:
+            parts[0]["text"] = "tampered"
+            parts[1]["image_url"]["url"] = "tampered"
+            parts[1]["image_url"].clear()
+            parts.append({"type": "text", "text": "appended"})
+        provider = to_provider_messages(compiled)
+        for message in provider:
+            if isinstance(message["content"], list):
+                message["content"][0]["text"] = "tampered too"
+                message["content"].clear()
+            message["content"] = "replaced"
+        assert check(b, request) == expected
+    add_turn(b, 5, images=True)
+    compiled = compile_chat_request(b, request)
+    for m in compiled.messages:
+        if isinstance(m.content, list):
+            m.content.clear()
+    check(b, request)
+
+
+def test_editing_a_returned_trace_does_not_reach_the_next_compile() -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    expected = check(b, request)
+    trace = compile_traced(b, request)
+    for part in trace.rendered:
+        if isinstance(part.content, list):
+            part.content[0]["text"] = "tampered"
+    assert check(b, request) == expected
+
+
+# ========================================================== 8. stateful: random edit sequences
+
+
+def _record_edits(msg: Message, choice: int) -> None:
+    """One in-place edit of a stored record, by kind."""
+    content = msg.content
+    if isinstance(msg, Instruction):
+        [
+            lambda: setattr(content, "instruction", f"edited {choice}"),
+            lambda: content.prompt_context.append({"edit": choice}),
+            lambda: setattr(content, "guidance", f"guide {choice}"),
+            lambda: content.prompt_context.clear(),
+        ][choice % 4]()
+    elif isinstance(msg, AssistantResponse):
+        content.assistant_response = f"answer edited {choice}"
+    elif isinstance(msg, ActionResponse):
+        [lambda: setattr(content, "output", {"edited": choice}),
+         lambda: content.arguments.update(extra=choice)][choice % 2]()
+
+
+class ResumeMachine(RuleBasedStateMachine):
+    """Growth, in-place edits, view edits and record removal in any order; every compile
+    equals the compile with the fast path off."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.convo = Convo()
+        self.removed: list[Message] = []
+        self.n = 0
+
+    @initialize(system=st.booleans())
+    def start(self, system: bool) -> None:
+        self.convo = Convo(system="Be careful." if system else None)
+        self.request = current(self.convo.branch)
+
+    @property
+    def b(self) -> Branch:
+        return self.convo.branch
+
+    def active(self) -> Progression:
+        return self.b.progression
+
+    @rule(kind=st.sampled_from(["plain", "tool", "images", "instruction", "assistant",
+                                "result"]))
+    def append(self, kind: str) -> None:
+        self.n += 1
+        if kind == "instruction":
+            self.b.msgs.add_message(instruction=f"lone {self.n}")
+        elif kind in GROWTH:
+            GROWTH[kind](self.b, self.n)
+        else:
+            GROWTH["assistant-only" if kind == "assistant" else "result-only"](self.b, self.n)
+
+    @rule(name=st.sampled_from(sorted(MUTATIONS)))
+    def mutate(self, name: str) -> None:
+        # an edit may not apply to this state (e.g. its item already deleted): no change then
+        with contextlib.suppress(IndexError, KeyError, TypeError, AttributeError):
+            MUTATIONS[name](self.convo)
+
+    @rule(index=st.integers(0, 60), choice=st.integers(0, 7))
+    def edit_record(self, index: int, choice: int) -> None:
+        records = list(self.b.msgs.messages.collections.values())
+        _record_edits(records[index % len(records)], choice)
+
+    @rule(op=st.sampled_from(["set", "drop", "remove", "pop", "swap", "defect", "repair"]),
+          i=st.integers(0, 60), j=st.integers(0, 60))
+    def edit_view(self, op: str, i: int, j: int) -> None:
+        b = self.b
+        if op == "set":
+            view(b)
+            return
+        if op == "drop":
+            b.metadata.pop("current_progression", None)
+            return
+        p = self.active()
+        if op == "defect":  # a repeated id, or one no record has
+            p.append(p[i % len(p)] if len(p) and j % 2 else uuid4())
+        elif op == "repair":
+            pile, seen = b.msgs.messages, set()
+            keep = [u for u in p if u in pile and not (u in seen or seen.add(u))]
+            p.clear()
+            p.extend(Progression(order=keep))
+        elif not len(p):
+            return
+        elif op == "remove":
+            p.pop(i % len(p))
+        elif op == "pop":
+            p.pop()
+        elif op == "swap":
+            p.swap(i % len(p), j % len(p))
+
+    @rule(index=st.integers(0, 60))
+    def remove_record(self, index: int) -> None:
+        pile = self.b.msgs.messages
+        system = self.b.msgs.system
+        records = [m for m in pile.collections.values() if system is None or m.id != system.id]
+        if records:
+            record = records[index % len(records)]
+            pile.pop(record.id)
+            self.removed.append(record)
+
+    @rule(index=st.integers(0, 60), changed=st.booleans())
+    def replace_record(self, index: int, changed: bool) -> None:
+        pile = self.b.msgs.messages
+        system = self.b.msgs.system
+        records = [m for m in pile.collections.values()
+                   if (system is None or m.id != system.id) and m.id in pile.progression]
+        if records:
+            old = records[index % len(records)]
+            new = type(old).from_dict(old.to_dict())
+            replace_record(self.b, old, _changed(new) if changed else new)
+
+    @rule()
+    def restore_record(self) -> None:
+        if self.removed:
+            self.b.msgs.messages.include(self.removed.pop())
+
+    @rule(blocks=st.booleans(), explicit=st.booleans())
+    def compile(self, blocks: bool, explicit: bool) -> None:
+        request = TurnRequest(
+            instruction=self.request.instruction,
+            progression=tuple(self.active()) if explicit else None,
+            context_blocks=(ContextBlock("memory", "m"),) if blocks else (),
+        )
+        check(self.b, request, rebuild=False)
+
+    @rule()
+    def compile_again(self) -> None:
+        check(self.b, self.request, rebuild=False)
+
+    def teardown(self) -> None:
+        if getattr(self, "request", None) is not None:
+            got = check(self.b, self.request, rebuild=False)
+            if got[0] == "ok" and not self.removed:
+                assert full_outcome(rebuilt(self.b), self.request) == got
+
+
+ResumeMachine.TestCase.settings = settings(
+    settings.default,
+    max_examples=max(10, settings.default.max_examples // 5),
+    stateful_step_count=25,
+)
+TestResumeMachine = ResumeMachine.TestCase
+
+
+# ===================================================================== 9. threads
+
+
+class _ReadWrite:
+    """Many compiles at once, appends alone (a record enters lionagi's pile in two steps); a
+    waiting append goes before new compiles."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writing = False
+        self._waiting = 0
+
+    def read(self) -> Any:
+        rw = self
+
+        class _Read:
+            def __enter__(self) -> None:
+                with rw._cond:
+                    while rw._writing or rw._waiting:
+                        rw._cond.wait()
+                    rw._readers += 1
+
+            def __exit__(self, *exc: Any) -> None:
+                with rw._cond:
+                    rw._readers -= 1
+                    rw._cond.notify_all()
+
+        return _Read()
+
+    def write(self) -> Any:
+        rw = self
+
+        class _Write:
+            def __enter__(self) -> None:
+                with rw._cond:
+                    rw._waiting += 1
+                    while rw._writing or rw._readers:
+                        rw._cond.wait()
+                    rw._waiting -= 1
+                    rw._writing = True
+
+            def __exit__(self, *exc: Any) -> None:
+                with rw._cond:
+                    rw._writing = False
+                    rw._cond.notify_all()
+
+        return _Write()
+
+
+@pytest.fixture
+def busy_switching() -> Iterator[None]:
+    import sys
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(old)
+
+
+def test_threads_compile_explicit_prefixes_while_one_appends(busy_switching: None) -> None:
+    """Readers compile random prefixes of the growing record (explicit progressions) while a
+    writer appends; each result equals, afterwards, the slow compile of that prefix."""
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    lock = threading.Lock()
+    ids: list[UUID] = list(b.msgs.progression)
+    done = threading.Event()
+    start = threading.Barrier(5)
+
+    def writer() -> None:
+        start.wait()
+        for n in range(12):
+            add_turn(b, n, tool=n % 3 == 0)
+            with lock:
+                ids[:] = list(b.msgs.progression)  # records are in the pile before the view
+        done.set()
+
+    def reader(k: int) -> list[tuple[tuple[UUID, ...], tuple[Any, ...]]]:
+        start.wait()
+        got = []
+        step = 0
+        while not done.is_set() or step < 6:
+            with lock:
+                snapshot = tuple(ids)
+            cut = len(snapshot) - (step * (k + 1)) % 5 if step % 2 else len(snapshot)
+            prefix = snapshot[: max(cut, 1)]
+            got.append((prefix, full_outcome(
+                b, TurnRequest(instruction=request.instruction, progression=prefix))))
+            step += 1
+        return got
+
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        w = pool.submit(writer)
+        results = list(pool.map(reader, range(4)))
+        w.result()
+    for got in results:
+        for prefix, outcome in got:
+            expected = full_slow_outcome(
+                b, TurnRequest(instruction=request.instruction, progression=prefix))
+            assert outcome == expected
+
+
+def test_threads_compile_the_default_view_between_appends(busy_switching: None) -> None:
+    """Readers compile the branch's own view concurrently with each other; appends wait for
+    no compile to run. Each result is the slow compile of some state the writer produced,
+    and each reader sees those states in order."""
+    states = 10
+    twin = Convo()  # the same history, grown the same way, compiled slowly
+    convo = Convo()
+    b = convo.branch
+    instruction = current(b).instruction
+    request = TurnRequest(instruction=instruction)
+    twin_request = TurnRequest(instruction=instruction)
+    expected = [full_slow_outcome(twin.branch, twin_request)]
+    for n in range(1, states):
+        GROWTH["tool" if n % 2 else "assistant-only"](twin.branch, n)
+        expected.append(full_slow_outcome(twin.branch, twin_request))
+    assert distinct(expected) == states
+    index = {repr(e): i for i, e in enumerate(expected)}
+    rw = _ReadWrite()
+    done = threading.Event()
+
+    def writer() -> None:
+        for n in range(1, states):
+            with rw.write():
+                GROWTH["tool" if n % 2 else "assistant-only"](b, n)
+        done.set()
+
+    def reader() -> list[int]:
+        seen = []
+        while True:
+            finished = done.is_set()
+            with rw.read():
+                seen.append(index[repr(full_outcome(b, request))])
+            if finished:
+                return seen
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        readers = [pool.submit(reader) for _ in range(3)]
+        pool.submit(writer).result()
+        for future in readers:
+            seen = future.result()
+            assert seen == sorted(seen) and seen[-1] == states - 1
+
+
+# ======================================== 10. the prompt-cache profile and Amendment 1
+
+
+def lookup(term):  # type: ignore[no-untyped-def]  # lionagi reads real annotations only
+    """Look a term up.
+
+    Args:
+        term: the term
+    """
+    return term
+
+
+def _cached(b: Branch, request: TurnRequest, tools: Any) -> tuple[tuple[Any, ...], Any]:
+    try:
+        result = compile_cached(b, request, tools)
+    except Exception as exc:
+        return error_outcome(exc), None
+    return (
+        "ok",
+        to_provider_messages(result.compiled),
+        result.layout,
+        result.record.to_metadata(),
+        result.compiled.instruction.to_dict(),
+    ), result
+
+
+def cached_check(b: Branch, request: TurnRequest, tools: Any) -> Any:
+    fast, result = _cached(b, request, tools)
+    with no_fast_path():
+        slow, _ = _cached(b, request, tools)
+    assert fast == slow
+    return result
+
+
+@pytest.mark.parametrize("tools", ["registered", "none"])
+def test_prompt_cache_profile_under_growth_and_mutation(tools: str) -> None:
+    b = Branch(system="Terse.", tools=[lookup])
+    schemas = b.acts.schema_list if tools == "registered" else None
+    recorded: list[Instruction] = []
+    for n in range(7):
+        request = TurnRequest(
+            instruction=b.msgs.create_instruction(instruction=f"q{n}", context=[{"n": n}]),
+            tool_schemas=tuple(b.acts.schema_list),
+            context_blocks=(ContextBlock("catalog", f"SKU {n // 3}"),),
+        )
+        result = cached_check(b, request, schemas)
+        cached_check(b, request, schemas)  # unchanged branch, compiled again
+        recorded.append(b.msgs.add_message(instruction=result.compiled.instruction))
+        if n % 2:
+            add_result(b, n)
+        b.msgs.add_message(assistant_response=f"a{n}")
+        if n == 3:
+            recorded[1].content.prompt_context[0]["n"] = "rewritten"  # a history rewrite
+        if n == 5:
+            recorded[2].metadata.pop(RECORD_KEY)  # no revision bump: metadata only
+        if n == 6:
+            recorded[0].metadata[RECORD_KEY] = recorded[4].metadata[RECORD_KEY]
+    assert result is not None
+
+
+def _a1(b: Branch, request: amendment1.TurnRequest, budgets: Any) -> tuple[Any, ...]:
+    try:
+        compiled = amendment1.compile_chat_request(b, request, budgets=budgets, measure=len)
+    except Exception as exc:
+        return error_outcome(exc)
+    return ("ok", copy.deepcopy(compiled.messages), compiled.bounds,
+            compiled.instruction.to_dict())
+
+
+def a1_check(b: Branch, request: amendment1.TurnRequest, budgets: Any) -> tuple[Any, ...]:
+    fast = _a1(b, request, budgets)
+    with no_fast_path():
+        assert fast == _a1(b, request, budgets)
+    return fast
+
+
+@pytest.mark.parametrize(
+    "budgets",
+    [None, amendment1.SectionBudgets(history=600, tool_results=120)],
+    ids=["unbounded", "history-and-results-bounded"],
+)
+def test_amendment1_under_growth_and_mutation(budgets: Any) -> None:
+    convo = Convo()
+    b = convo.branch
+    seen = []
+    for n in range(8):
+        request = amendment1.TurnRequest(
+            instruction=b.msgs.create_instruction(instruction=f"q{n}"),
+            context_blocks=(amendment1.ContextBlock("catalog", f"v{n % 2}"),),
+        )
+        seen.append(a1_check(b, request, budgets))
+        a1_check(b, request, budgets)
+        add_turn(b, n, tool=n % 2 == 0)
+        if n == 2:
+            MUTATIONS["action-output-in-place"](convo)
+        if n == 4:
+            MUTATIONS["fold-target-guidance"](convo)
+        if n == 5:
+            b.msgs.messages.pop(convo.resp.id)
+        if n == 6:
+            b.msgs.add_message(assistant_response="run continued")
+    assert distinct(seen) == len(seen)
+
+
+def test_profiles_interleaved_on_one_growing_branch() -> None:
+    b = Branch(system="Shared.", tools=[lookup])
+    for n in range(5):
+        instruction = b.msgs.create_instruction(instruction=f"q{n}", context=[{"n": n}])
+        check(b, TurnRequest(instruction=instruction), rebuild=False)
+        result = cached_check(b, TurnRequest(instruction=instruction), b.acts.schema_list)
+        a1_check(b, amendment1.TurnRequest(instruction=instruction), None)
+        check(b, TurnRequest(instruction=instruction), rebuild=False)
+        b.msgs.add_message(instruction=result.compiled.instruction)
+        if n % 2:
+            add_result(b, n)
+        b.msgs.add_message(assistant_response=f"a{n}")
+
+
+# ============================================================== ReAct calls between turns
+
+
+def _react(b: Branch, request: TurnRequest, items: list[Any] | None) -> tuple[Any, ...]:
+    try:
+        compiled = compile_chat_request(b, request, react_context=items)
+    except Exception as exc:
+        return error_outcome(exc)
+    return ("ok", to_provider_messages(compiled))
+
+
+def test_react_calls_between_plain_compiles() -> None:
+    """The ReAct step changes this request's copies of kept instructions; a plain compile
+    after it sends them whole again."""
+    item = {"task": "shared"}
+    b = Branch(system="S.")
+    for n in range(3):
+        b.msgs.add_message(instruction=f"q{n}", context=[item, f"own {n}"])
+        b.msgs.add_message(assistant_response=f"a{n}")
+    request = TurnRequest(instruction=b.msgs.create_instruction(instruction="now",
+                                                                 context=[item]))
+    plans: list[list[Any] | None] = [None, [item], None, [item], [item], None]
+    seen = []
+    for step, items in enumerate(plans):
+        fast = _react(b, request, items)
+        with no_fast_path():
+            assert fast == _react(b, request, items)
+        seen.append(fast)
+        if step == 3:
+            b.msgs.add_message(instruction="q3", context=[item])
+            b.msgs.add_message(assistant_response="a3")
+    assert seen[0] == seen[2] and seen[0] != seen[1]
+    assert seen[5] != seen[4]
