@@ -59,6 +59,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from ._contracts import CompiledChatRequest, CompiledMessage, TurnRequest
 from ._durable import durable_instruction
 from ._fast import cache as _cache
+from ._fast import resume as _resume
 from ._fast import switch as _switch
 from ._fold import Encoding, FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
@@ -106,7 +107,10 @@ class Trace:
 
     ``projected`` is the projection as walked, ``projection`` what the profile's bound kept
     (the same object without a bound); ``fold`` is None when nothing is folded; ``parts``
-    holds every rendered turn in order, the current instruction last.
+    holds every rendered turn in order, the current instruction last; ``reused`` counts the
+    leading rendered parts taken from the previous compile of the branch (``_fast.resume``;
+    0 when nothing was). Turn objects may be shared with other compiles' traces: never change
+    them.
     """
 
     profile: CompileProfile
@@ -118,6 +122,7 @@ class Trace:
     rendered: tuple[RenderedPart, ...]
     stable_blocks: tuple[str, ...]
     compiled: CompiledChatRequest
+    reused: int = 0
 
     @property
     def fold_message_index(self) -> int | None:
@@ -146,19 +151,25 @@ def _compile_traced(
     _check_request(request)
     items = _react_items(react_context)
     view = select_ids(branch, request.progression)
-    projected = project_history(branch, view)
+    key = profile.reuse
+    resumable = key is not None and not items and _switch.fast_path_enabled()
+    resumed = _resume.resume(branch, key, view) if resumable else None
+    walk: _resume.Walk | None = None
+    snap: _resume.Snapshot | None = None
+    if resumed is None:
+        snap = _resume.snapshot(branch, view) if resumable else None
+        projected = project_history(branch, view)
+    else:
+        walk, projected, snap = resumed
     projection = projected if profile.bound is None else profile.bound(projected, request)
     projected.raise_first()  # from the full walk: no bound can drop a defect
     current_context = react_step(projection, request.instruction.content, items)
-    parts, plan = _plan_fold(branch, request, projection, profile, current_context)
-    rendered = _render(branch, request, projection, profile, plan, current_context)
+    parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk)
+    rendered, messages, reused = _render(
+        branch, request, projection, profile, plan, current_context, walk
+    )
     current = rendered[-1]
     _guard_current_turn(request.instruction.content, current.content)
-    messages = tuple(
-        CompiledMessage(role=p.role, content=p.content)
-        for p in rendered
-        if p.message_index is not None
-    )
     with naming_record(_current_record(request)):
         instruction = durable_instruction(request.instruction)
     compiled = CompiledChatRequest(
@@ -166,6 +177,13 @@ def _compile_traced(
         messages=messages,
         provider_kwargs=request.provider_kwargs,
     )
+    if snap is not None:
+        history = rendered[:-1]
+        sent = messages[:-1] if current.message_index is not None else messages
+        folded = plan.target if plan is not None else None
+        _resume.store(
+            branch, key, snap, walk, projected, projection, history, sent, reused, folded, plan
+        )
     return Trace(
         profile=profile,
         view=view,
@@ -176,6 +194,7 @@ def _compile_traced(
         rendered=rendered,
         stable_blocks=profile.stable_blocks(branch, request),
         compiled=compiled,
+        reused=reused,
     )
 
 
@@ -216,9 +235,12 @@ def _plan_fold(
     projection: Projection,
     profile: CompileProfile,
     current_context: list[Any] | None,
+    walk: _resume.Walk | None,
 ) -> tuple[FoldParts, FoldPlan | None]:
     """The fold's parts (all of them, folded or not) and, when a system or context part is
-    folded, the plan: the first retained instruction (else the current one) rendered with it."""
+    folded, the plan: the first retained instruction (else the current one) rendered with it.
+    A resumed compile takes the walk's plan when its target is the same turn object and the
+    folded parts are equal (the rendering reads nothing else)."""
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     section = profile.envelope(request.context_blocks)
@@ -236,6 +258,11 @@ def _plan_fold(
     )
     if not (folded.system or folded.context):
         return parts, None
+    if walk is not None and turn is not None and (old := walk.plan) is not None:
+        turns = walk.projection.turns
+        same = target is not None and old.target == target and target < len(turns)
+        if same and turns[target] is turn and old.parts == folded:  # type: ignore[index]
+            return parts, FoldPlan(target, folded, old.encoding, own_copy(old.rendered))
     if turn is not None:
         rendered, encoding = _render_history(branch, turn, profile, folded)
     else:
@@ -271,9 +298,22 @@ def _render(
     profile: CompileProfile,
     plan: FoldPlan | None,
     current_context: list[Any] | None,
-) -> tuple[RenderedPart, ...]:
+    walk: _resume.Walk | None,
+) -> tuple[tuple[RenderedPart, ...], tuple[CompiledMessage, ...], int]:
+    """Every rendered part (the current instruction last), the compiled messages and how many
+    leading parts ``walk`` supplied (``_fast.resume``: the turns that are the same objects as
+    in the walk, its fold part replaced by this plan's)."""
     out: list[RenderedPart] = []
-    index = 0
+    messages: list[CompiledMessage] = []
+    start = 0
+    if walk is not None:
+        start = _resume.reuse_prefix(walk, projection.turns)
+        start = _reusable(walk, plan, start)
+        if start:
+            out, messages = _resume.reused(walk, start)
+            if plan is not None and plan.target is not None and plan.target < start:
+                _refold(out, messages, plan)
+    index = len(messages)
     user, assistant = MessageRole.USER, MessageRole.ASSISTANT
     history_text = profile.history_text
     seed = (
@@ -282,7 +322,9 @@ def _render(
         and _switch.fast_path_enabled()
     )
     content: Content
-    for position, turn in enumerate(projection.turns):
+    turns = projection.turns
+    for position in range(start, len(turns)):
+        turn = turns[position]
         if isinstance(turn, AssistantTurn):
             content = _assistant_text(turn)
             sent = index if content else None
@@ -304,6 +346,7 @@ def _render(
         else:
             assert_never(turn)
         if content:
+            messages.append(CompiledMessage(out[-1].role, content))
             index += 1
 
     folded = plan is not None and plan.target is None
@@ -313,7 +356,36 @@ def _render(
         current = _render_current(branch, request, projection, profile, current_context, None)[0]
     current = own_copy(current)
     out.append(RenderedPart("current", user, current, None, index if current else None, folded))
-    return tuple(out)
+    if current:
+        messages.append(CompiledMessage(user, current))
+    return tuple(out), tuple(messages), start
+
+
+def _reusable(walk: _resume.Walk, plan: FoldPlan | None, start: int) -> int:
+    """``start`` lowered so the reused parts hold no fold this plan does not make, and so the
+    plan's target, when reused, keeps its place among the messages (same truthiness)."""
+    folded = walk.folded
+    if folded is not None and folded < start and (plan is None or plan.target != folded):
+        start = folded
+    if plan is not None and plan.target is not None and plan.target < start:
+        before = walk.history[plan.target].content
+        if bool(before) != bool(plan.rendered):
+            start = plan.target
+    return start
+
+
+def _refold(out: list[RenderedPart], messages: list[CompiledMessage], plan: FoldPlan) -> None:
+    """Put this plan's rendering in place of the reused fold target's part and message (the
+    same objects when the text is the same)."""
+    assert plan.target is not None
+    part = out[plan.target]
+    if part.folded and type(part.content) is str and part.content == plan.rendered:
+        return
+    out[plan.target] = RenderedPart(
+        "history", part.role, plan.rendered, part.turn, part.message_index, True
+    )
+    if part.message_index is not None:
+        messages[part.message_index] = CompiledMessage(part.role, plan.rendered)
 
 
 def _render_history(

@@ -16,6 +16,7 @@ import copy
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from types import MappingProxyType
 from typing import Any
 from uuid import UUID
@@ -174,8 +175,8 @@ class CompiledChatRequest:
 
     def __post_init__(self) -> None:
         _set(self, "messages", tuple(self.messages))
-        bad = [i for i, m in enumerate(self.messages) if not isinstance(m, CompiledMessage)]
-        if bad:
+        if not all(map(isinstance, self.messages, repeat(CompiledMessage))):
+            bad = [i for i, m in enumerate(self.messages) if not isinstance(m, CompiledMessage)]
             raise TypeError(
                 f"CompiledChatRequest.messages{bad} are not CompiledMessage values; build "
                 "each with CompiledMessage(role=..., content=...)"

@@ -55,6 +55,7 @@ __all__ = (
     "Turn",
     "UnknownMessageTypeError",
     "action_result",
+    "extend_projection",
     "project_history",
     "select_ids",
 )
@@ -149,12 +150,49 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
     defects: list[Defect] = []
     _selection_defects(ids, records, defects)
     repeats = bool(defects) and any(d.kind == "duplicate_id" for d in defects)
+    projection = Projection([], [], defects, [])
+    _walk(projection, ids, records, 0, repeats, None)
+    _first_turn_defect(branch, projection)
+    return projection
 
-    turns: list[Turn] = []
-    pending: list[dict[str, Any]] = []
-    pending_sources: list[ActionResponse] = []
+
+def extend_projection(
+    branch: Branch, previous: Projection, ids: tuple[UUID, ...], records: list[Any], start: int
+) -> Projection:
+    """The projection of ``ids`` given ``previous``, the defect-free projection of
+    ``ids[:start]`` whose records are ``records[:start]`` unchanged: equal to
+    ``project_history(branch, ids)`` whenever that finds no defect (each id is a key of the
+    pile, none repeats; the caller checks both for ``ids[start:]``). Defects are collected as
+    ``project_history`` collects them, except ``missing_id`` and ``duplicate_id``.
+
+    ``previous`` and its turns are not changed: the new projection holds its turns (the same
+    objects) except a last assistant run the new records continue, which is copied first."""
+    projection = Projection(
+        list(previous.turns), list(previous.pending), [], list(previous.pending_sources)
+    )
+    _walk(projection, ids, records, start, False, previous.turns[-1] if previous.turns else None)
+    _first_turn_defect(branch, projection)
+    return projection
+
+
+def _walk(
+    out: Projection,
+    ids: tuple[UUID, ...],
+    records: list[Any],
+    start: int,
+    repeats: bool,
+    shared: Turn | None,
+) -> None:
+    """Project ``records[start:]`` onto ``out`` (turns, pending results, defects), each record
+    at its view position. ``shared`` is a turn ``out`` holds but must not change (a previous
+    projection's): it is copied before the walk extends it."""
+    turns = out.turns
+    defects = out.defects
+    pending = out.pending
+    pending_sources = out.pending_sources
     seen: set[UUID] = set()
-    for position, msg in enumerate(records):
+    for position in range(start, len(records)):
+        msg = records[position]
         if msg is None:
             continue
         uid = ids[position]
@@ -183,6 +221,10 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
             case "assistant":
                 last = turns[-1] if turns else None
                 if isinstance(last, AssistantTurn):
+                    if last is shared:  # a previous projection's turn: extend a copy
+                        last = AssistantTurn(list(last.messages), list(last.positions))
+                        turns[-1] = last
+                        shared = None
                     last.messages.append(msg)
                     last.positions.append(position)
                 else:
@@ -206,10 +248,15 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
                 pending_sources = []
             case unreachable:
                 assert_never(unreachable)
+    out.pending = pending
+    out.pending_sources = pending_sources
 
+
+def _first_turn_defect(branch: Branch, projection: Projection) -> None:
+    turns = projection.turns
     if branch.msgs.system is not None and turns and isinstance(turns[0], AssistantTurn):
         first = turns[0]
-        defects.append(
+        projection.defects.append(
             Defect(
                 "first_not_instruction",
                 f"the branch has a system message and the first retained record, position "
@@ -218,7 +265,6 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
                 (str(first.messages[0].id),),
             )
         )
-    return Projection(turns, pending, defects, pending_sources)
 
 
 def _selection_defects(

@@ -30,6 +30,12 @@ What an option may change (pass in brackets):
 - ``results_section`` [render]: render an instruction's action results as a section after its
   content (``(results, prompt_context) -> text``) instead of merging them into its context.
 
+- ``reuse`` [select, project, render]: None (no resuming) or a key; compiles of one branch
+  under profiles with equal keys may resume each other's walk (``_fast.resume``): the profile
+  promises its ``history_options``, ``history_text`` and ``results_section`` render a given
+  turn object the same way under that key. Its ``bound`` runs on every compile, and rendered
+  parts are reused only for leading turns the bound returns as the very same objects.
+
 What no profile may change: selection and its errors (D2 §1), the kind rules and the
 defects (``_kinds``, ``_errors``), the ordering checks (D2 §3), the ReAct step (D2 §2), the
 guard against an empty current turn, the durable record (D1), and that no stored record,
@@ -38,7 +44,7 @@ content, progression or branch metadata is written and no I/O is done.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -83,6 +89,7 @@ class CompileProfile:
     history_options: Callable[[Branch, InstructionTurn], CallOptions | None] = _durable_only
     results_section: Callable[[Sequence[dict[str, Any]], Sequence[Any]], str] | None = None
     history_text: Callable[[Branch, InstructionTurn, Any], Any] | None = None
+    reuse: Hashable | None = None
 
 
-SEED_PROFILE = CompileProfile(name="adr-0007")
+SEED_PROFILE = CompileProfile(name="adr-0007", reuse="adr-0007")

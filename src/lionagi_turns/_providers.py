@@ -13,6 +13,7 @@ import copy
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from lionagi.protocols.messages import MessageRole
 from lionagi.protocols.messages.validators import validate_image_url
 
 from ._contracts import CompiledChatRequest
@@ -25,13 +26,19 @@ def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
     """``[{"role": <str>, "content": <str | list>}]`` in compiled order; list content is
     deep-copied, so mutating the result never changes ``compiled`` (text is immutable and
     shared as it is)."""
+    roles = _ROLE_TEXT.get
     return [
         {
-            "role": str(m.role.value),
+            "role": roles(id(m.role)) or str(m.role.value),
             "content": m.content if type(m.content) is str else copy.deepcopy(m.content),
         }
         for m in compiled.messages
     ]
+
+
+# str(role.value) per role member, found by identity (members are singletons; an Enum's own
+# hash and ``.value`` are Python-level calls)
+_ROLE_TEXT = {id(role): str(role.value) for role in MessageRole}
 
 
 def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:

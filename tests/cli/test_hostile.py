@@ -467,8 +467,8 @@ def test_mutated_branch_never_fails_internally(run_cli, tmp_path_factory, edits)
                 target = target[key]
             if value is _DELETE:
                 del target[last]
-            else:
-                target[last] = value
+            else:  # a copy: a shared [] or {} edited by a later path would outlive the example
+                target[last] = json.loads(json.dumps(value))
         except (KeyError, IndexError, TypeError):
             continue
     path = tmp_path_factory.mktemp("mutated") / "branch.json"

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 import gc
 import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any
 
 from lionagi import Branch
 from lionagi.ln.concurrency.utils import _is_coro_func_cached
 from lionagi.protocols.messages import Instruction
 
+from lionagi_turns import _compiler as _compiler_module
 from lionagi_turns._fast import cache as _cache
+from lionagi_turns._fast import resume as _resume
 
 from ._support import current, outcome
 
@@ -40,6 +45,30 @@ def _content_probes(branch: Branch) -> list[weakref.ReferenceType[Any]]:
 
 
 def test_dropped_branches_are_released_in_one_collection() -> None:
+    """The render cache alone (no walk kept: see the next test) holds nothing past the
+    collection that frees the branch."""
+    _cache.clear()
+    gc.collect()
+    probes: list[weakref.ReferenceType[Any]] = []
+    for i in range(20):
+        branch = _branch(i, 10)
+        with _no_walks():
+            assert outcome(branch, current(branch))[0] == "ok"
+        probes += _content_probes(branch)
+        del branch
+    assert _cache.cache_size() == 20 * 9  # the fold target (first instruction) is not cached
+    assert _resume.walk_count() == 0
+    # lionagi 0.36 keeps every Branch alive in an unbounded functools.cache of bound hook
+    # methods; clearing it is what "dropping" a branch takes with plain lionagi too.
+    _is_coro_func_cached.cache_clear()
+    gc.collect()  # one collection
+    assert _cache.cache_size() == 0
+    assert [p for p in probes if p() is not None] == []
+
+
+def test_a_dropped_branchs_walk_goes_in_one_collection_and_its_contents_in_the_next() -> None:
+    """A kept walk (``_fast.resume``) holds the records strongly: it is dropped in the
+    collection that frees its branch, and the records' self-cyclic contents in the next one."""
     _cache.clear()
     gc.collect()
     probes: list[weakref.ReferenceType[Any]] = []
@@ -48,13 +77,28 @@ def test_dropped_branches_are_released_in_one_collection() -> None:
         assert outcome(branch, current(branch))[0] == "ok"
         probes += _content_probes(branch)
         del branch
-    assert _cache.cache_size() == 20 * 9  # the fold target (first instruction) is not cached
-    # lionagi 0.36 keeps every Branch alive in an unbounded functools.cache of bound hook
-    # methods; clearing it is what "dropping" a branch takes with plain lionagi too.
+    assert _resume.walk_count() == 20
     _is_coro_func_cached.cache_clear()
-    gc.collect()  # one collection
+    gc.collect()
+    assert _resume.walk_count() == 0
+    gc.collect()
     assert _cache.cache_size() == 0
     assert [p for p in probes if p() is not None] == []
+
+
+@contextmanager
+def _no_walks() -> Iterator[None]:
+    """Compiles in this block keep no walk (the default profile without its reuse key)."""
+    real = _compiler_module._compile_traced
+
+    def without_reuse(branch: Any, request: Any, profile: Any, react_context: Any) -> Any:
+        return real(branch, request, replace(profile, reuse=None), react_context)
+
+    _compiler_module._compile_traced = without_reuse
+    try:
+        yield
+    finally:
+        _compiler_module._compile_traced = real
 
 
 def test_cache_size_is_bounded_by_live_instructions() -> None:

@@ -54,7 +54,7 @@ from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
 from .._render import own_copy, render_instruction
 from .history import render_history
 from .switch import ENV_VAR, fast_path_enabled, no_fast_path
-from .track import trackable
+from .track import tracked
 
 __all__ = (
     "ENV_VAR",
@@ -135,7 +135,7 @@ def render_durable(
     content = message.content
     key = _revisions(content, results, sources)
     rendered = render_history(content, results)
-    if key is not None and trackable(content) and all(trackable(s.content) for s in sources):
+    if key is not None and tracked(content) and all(tracked(s.content) for s in sources):
         anchors = _anchors(content, sources)
         if anchors is not None:
             _store(message, key, anchors, own_copy(rendered))

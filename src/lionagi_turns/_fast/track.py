@@ -13,6 +13,9 @@ nesting) it asks lionagi's own check for the whole content, which decides those 
 
 from __future__ import annotations
 
+import functools
+import threading
+import weakref
 from typing import Any
 
 from lionagi.protocols.messages.action_response import ActionResponseContent
@@ -23,7 +26,7 @@ from lionagi.protocols.messages.message import (
     _TrackedList,
 )
 
-__all__ = ("MAX_DEPTH", "trackable")
+__all__ = ("MAX_DEPTH", "trackable", "tracked", "verdict_count")
 
 MAX_DEPTH = 64
 _LEAVES = frozenset({str, int, float, bool, bytes, type(None)})
@@ -49,6 +52,53 @@ def trackable(content: Any) -> bool:
         except _Unsure:
             pass
     return not _content_has_untracked_mutable(content)
+
+
+# id(content) -> (weak reference to a revision callback bound to the content, its _revision):
+# the contents known to be trackable at that revision. An entry dies with its content (the
+# callback lives in the content's tracked containers), and identity is re-checked through the
+# callback's ``__self__``, so a recycled id() never matches. Only True verdicts are kept.
+_verdicts: dict[int, tuple[weakref.ReferenceType[Any], int]] = {}
+_lock = threading.Lock()
+_TRACKED = (_TrackedList, _TrackedDict)
+_ANCHORS = ("prompt_context", "tool_schemas", "images", "arguments", "output")
+
+
+def tracked(content: Any) -> bool:
+    """``trackable(content)``, remembered per content object and ``_revision`` (a content
+    with no tracked container is checked every time)."""
+    entry = _verdicts.get(id(content))
+    revision = getattr(content, "_revision", None)
+    if entry is not None and entry[1] == revision and type(revision) is int:
+        touch = entry[0]()
+        if touch is not None and touch.__self__ is content:
+            return True
+    if not trackable(content):
+        return False
+    if type(revision) is int:
+        for name in _ANCHORS:
+            value: Any = getattr(content, name, None)
+            if type(value) in _TRACKED:
+                touch = getattr(value, "_touch", None)
+                if getattr(touch, "__self__", None) is content:
+                    slot = id(content)
+                    ref = weakref.ref(touch, functools.partial(_forget, slot))
+                    with _lock:
+                        _verdicts[slot] = (ref, revision)
+                    break
+    return True
+
+
+def _forget(slot: int, dead: weakref.ReferenceType[Any]) -> None:
+    with _lock:
+        entry = _verdicts.get(slot)
+        if entry is not None and entry[0] is dead:
+            del _verdicts[slot]
+
+
+def verdict_count() -> int:
+    """Number of remembered verdicts (for tests)."""
+    return len(_verdicts)
 
 
 def _walk(value: Any, seen: set[int], depth: int) -> None:

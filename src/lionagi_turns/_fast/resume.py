@@ -1,0 +1,338 @@
+"""The incremental next turn: a compile resumes the previous compile's walk of the same branch.
+
+Contract: a resumed compile returns exactly what the full pipeline returns (same messages,
+same errors); resuming changes only how much work is done.
+
+Rules (what makes resuming correct):
+
+- A ``Walk`` is what one successful compile of a branch walked under a profile with a
+  ``reuse`` key: the view, its records, their content objects and ``_revision`` s, the
+  projection before and after the profile's bound, and the rendered history parts and
+  messages. Walks are kept per branch (weakly: a dropped branch takes its walks with it) and per
+  ``reuse`` key, replaced whole after each successful compile, never changed; nothing is
+  written to any lionagi object.
+- ``resume`` answers with the previous walk only when this compile's view *starts with* the
+  previous view and, at each of those positions, the pile holds the same record object with
+  the same content object at the same ``_revision``, and every content the projection read
+  there is one whose every in-place change lionagi's revision counter sees
+  (``track.trackable``; while a record holding e.g. a list inside a tuple is in the view,
+  every compile of the branch walks in full). Any progression edit, ``current_progression``
+  change, removal, reordering or replacement of a record in the pile, replaced content or
+  tracked in-place edit fails the check, and the full walk runs.
+- The new records (``view[len(previous):]``) must be in the pile and not repeat an id;
+  otherwise, and whenever the continued walk finds a defect, the full walk runs, so every
+  error is the full walk's, with every defect of its kind.
+- Rendered parts are reused for the longest run of leading turns that are the very same turn
+  objects as last time, after the profile's bound (``reuse_prefix``); a turn the new records
+  extend (an assistant run continued) is a new object, so it renders again. The fold target is
+  planned and rendered again on every compile and replaces its reused part.
+- List (multimodal) contents are copied on their way to the caller (``own_copy``), so a caller
+  changing a compiled message never changes a later compile.
+- Only while the fast path is on (``switch``), never within a ReAct step's compile (it sets
+  ``InstructionTurn.context`` on its projection).
+
+Limitation: as for the render cache, a write that bypasses lionagi's tracking
+(``object.__setattr__(content, ...)``, ``dict.__setitem__(tracked, ...)``) is not seen; switch
+the fast path off if code writes records that way. A walk keeps the records of the branch's last
+compiled view alive (strongly) until the next compile of that branch or the branch's release.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, replace
+from operator import attrgetter, is_
+from typing import TYPE_CHECKING, Any
+from uuid import UUID
+
+from lionagi.protocols.messages import ActionResponse, Instruction
+
+from .._history import Projection, Turn, extend_projection
+from .._render import own_copy
+from .track import tracked as _trackable
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = (
+    "Snapshot",
+    "Walk",
+    "forget",
+    "resume",
+    "reuse_prefix",
+    "reused",
+    "snapshot",
+    "store",
+    "walk_count",
+)
+
+_content = attrgetter("content")
+_revision = attrgetter("_revision")
+_TRACKED_KINDS = (Instruction, ActionResponse)  # the records whose content values are rendered
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """One successful compile's walk of a branch (module rules); every field is a private
+    copy, never changed after it is built.
+
+    ``history`` holds the rendered parts of the bounded projection's turns (the current
+    instruction's excluded) and ``messages`` the compiled messages they produced, in order;
+    ``tracked`` is how many leading view positions hold records whose contents lionagi
+    tracks completely; ``folded`` is the index in ``history`` of the part that carried the
+    fold (None: none did) and ``lists`` the indices of parts with list (multimodal) content,
+    which the walk holds as private copies; ``plan`` is the compile's ``FoldPlan`` (None: no
+    fold)."""
+
+    key: Hashable
+    keys: list[Any]
+    values: list[Any]
+    view: tuple[UUID, ...]
+    records: tuple[Any, ...]
+    contents: tuple[Any, ...]
+    revisions: tuple[int, ...]
+    ids: frozenset[int]
+    tracked: int
+    projected: Projection
+    projection: Projection
+    history: tuple[Any, ...]
+    messages: tuple[Any, ...]
+    folded: int | None
+    lists: tuple[int, ...]
+    plan: Any
+
+
+# id(branch) -> (weak reference to the branch, its walks by reuse key); identity is re-checked,
+# so a recycled id() never matches, and a branch rebuilt with the same id is another branch.
+_walks: dict[int, tuple[weakref.ReferenceType[Any], dict[Hashable, Walk]]] = {}
+
+
+def _walks_of(branch: Any) -> dict[Hashable, Walk] | None:
+    entry = _walks.get(id(branch))
+    if entry is None or entry[0]() is not branch:
+        return None
+    return entry[1]
+
+
+def _drop(slot: int, dead: weakref.ReferenceType[Any]) -> None:
+    entry = _walks.get(slot)
+    if entry is not None and entry[0] is dead:
+        del _walks[slot]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """What a compile read before its walk: the pile's keys and records in pile order, and the
+    view's records with their contents and ``_revision`` s (read before rendering, so a change
+    made while the compile runs is seen by the next one)."""
+
+    view: tuple[UUID, ...]
+    keys: list[Any]
+    values: list[Any]
+    records: tuple[Any, ...]
+    contents: tuple[Any, ...]
+    revisions: tuple[Any, ...]
+
+
+def snapshot(branch: Branch, view: tuple[UUID, ...]) -> Snapshot | None:
+    """The snapshot for a compile that walks in full, or None when a record has no revisioned
+    content (such a compile is not kept)."""
+    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    keys, values = list(pile), list(pile.values())
+    records = tuple(map(pile.get, view))
+    try:
+        contents = tuple(map(_content, records))
+        revisions = tuple(map(_revision, contents))
+    except AttributeError:  # a missing id or a record without content: the walk decides
+        return None
+    return Snapshot(view, keys, values, records, contents, revisions)
+
+
+def resume(
+    branch: Branch, key: Hashable, view: tuple[UUID, ...]
+) -> tuple[Walk, Projection, Snapshot] | None:
+    """The previous walk of ``branch`` under ``key``, this view's projection continued from it
+    and this compile's snapshot, or None when the rules do not allow resuming (the caller
+    walks in full)."""
+    walks = _walks_of(branch)
+    walk = walks.get(key) if walks is not None else None
+    if walk is None:
+        return None
+    n = len(walk.view)
+    if len(view) < n or walk.tracked < n or view[:n] != walk.view:
+        return None
+    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    # The pile's (key, record) pairs still start with the ones the walk read: every id of the
+    # previous view still names the same record object (keys are unique), without hashing one.
+    keys, values = list(pile), list(pile.values())
+    m = len(walk.keys)
+    if len(keys) < m or keys[:m] != walk.keys or not all(map(is_, values[:m], walk.values)):
+        return None
+    contents = tuple(map(_content, walk.records))
+    if not all(map(is_, contents, walk.contents)):
+        return None
+    if tuple(map(_revision, contents)) != walk.revisions:
+        return None
+    tail = view[n:]
+    ints = [uid.int for uid in tail]
+    if len(set(ints)) != len(ints) or not walk.ids.isdisjoint(ints):
+        return None
+    new = tuple(map(pile.get, tail))
+    if any(r is None for r in new):
+        return None
+    try:
+        new_contents = tuple(map(_content, new))
+        new_revisions = tuple(map(_revision, new_contents))
+    except AttributeError:
+        return None
+    records = walk.records + new
+    projected = extend_projection(branch, walk.projected, view, list(records), n)
+    if projected.defects:
+        return None
+    snap = Snapshot(
+        view, keys, values, records, walk.contents + new_contents, walk.revisions + new_revisions
+    )
+    return walk, projected, snap
+
+
+def store(
+    branch: Branch,
+    key: Hashable,
+    snap: Snapshot,
+    previous: Walk | None,
+    projected: Projection,
+    projection: Projection,
+    history: Sequence[Any],
+    messages: Sequence[Any],
+    reused: int,
+    folded: int | None,
+    plan: Any = None,
+) -> None:
+    """Keep this compile's walk for the next compile of ``branch`` under ``key``.
+
+    ``previous`` is the walk this compile resumed (its verdicts for the unchanged prefix
+    carry over), ``reused`` how many leading ``history`` parts are its parts and ``folded``
+    the index of the part that carries the fold (None: none does), ``plan`` the compile's
+    ``FoldPlan`` (kept with a private copy of a list rendering). Not kept when
+    the pile changed while the compile ran, or a revision is not an int."""
+    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    if list(pile) != snap.keys or not all(map(is_, pile.values(), snap.values)):
+        return
+    if not set(map(type, snap.revisions)) <= {int}:
+        return
+    start = len(previous.view) if previous is not None else 0
+    view = snap.view
+    walk = Walk(
+        key=key,
+        keys=snap.keys,
+        values=snap.values,
+        view=view,
+        records=snap.records,
+        contents=snap.contents,
+        revisions=snap.revisions,
+        ids=previous.ids.union(uid.int for uid in view[start:])
+        if previous is not None
+        else frozenset(uid.int for uid in view),
+        tracked=_tracked(snap.records, snap.contents, start),
+        projected=projected,
+        projection=projection,
+        history=(parts := _private(history, previous, reused))[0],
+        messages=_private_messages(messages, parts[0], parts[1]),
+        folded=folded,
+        lists=parts[1],
+        plan=plan
+        if plan is None or type(plan.rendered) is str
+        else replace(plan, rendered=own_copy(plan.rendered)),
+    )
+    walks = _walks_of(branch)
+    if walks is None:
+        slot = id(branch)
+        try:
+            ref = weakref.ref(branch, functools.partial(_drop, slot))
+        except TypeError:  # a branch-like view that cannot be referenced weakly: keep nothing
+            return
+        walks = {}
+        _walks[slot] = (ref, walks)
+    walks[key] = walk
+
+
+def _private(
+    history: Sequence[Any], previous: Walk | None, reused: int
+) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    """``history`` with each list (multimodal) content replaced by a private copy (the caller
+    holds, and may change, the compiled ones), and those parts' indices; the first
+    ``reused`` parts' indices are the previous walk's."""
+    known = tuple(i for i in previous.lists if i < reused) if previous is not None else ()
+    start = reused if previous is not None else 0
+    fresh = tuple(i for i in range(start, len(history)) if type(history[i].content) is list)
+    lists = known + fresh
+    if not lists:
+        return tuple(history), lists
+    parts = list(history)
+    for i in lists:
+        parts[i] = replace(parts[i], content=own_copy(parts[i].content))
+    return tuple(parts), lists
+
+
+def _private_messages(
+    messages: Sequence[Any], parts: Sequence[Any], lists: tuple[int, ...]
+) -> tuple[Any, ...]:
+    """``messages`` with the message of each part in ``lists`` holding that part's copy."""
+    if not lists:
+        return tuple(messages)
+    out = list(messages)
+    for i in lists:
+        index = parts[i].message_index
+        if index is not None:
+            out[index] = replace(out[index], content=parts[i].content)
+    return tuple(out)
+
+
+def reused(walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
+    """The first ``count`` history parts and the messages they produced, list contents copied
+    for the caller."""
+    parts = list(walk.history[:count])
+    sent = next(
+        (p.message_index + 1 for p in reversed(parts) if p.message_index is not None), 0
+    )
+    messages = list(walk.messages[:sent])
+    for i in walk.lists:
+        if i >= count:
+            break
+        part = parts[i]
+        parts[i] = replace(part, content=own_copy(part.content))
+        if part.message_index is not None:
+            message = messages[part.message_index]
+            messages[part.message_index] = replace(message, content=own_copy(message.content))
+    return parts, messages
+
+
+def _tracked(records: Sequence[Any], contents: Sequence[Any], start: int) -> int:
+    """How many leading records hold contents lionagi tracks completely (``start`` of them are
+    known to)."""
+    for position in range(start, len(records)):
+        if isinstance(records[position], _TRACKED_KINDS) and not _trackable(contents[position]):
+            return position
+    return len(records)
+
+
+def reuse_prefix(walk: Walk, turns: Sequence[Turn]) -> int:
+    """How many leading ``turns`` are the very objects of ``walk.projection.turns``."""
+    same = list(map(is_, turns, walk.projection.turns))
+    try:
+        return same.index(False)
+    except ValueError:
+        return len(same)
+
+
+def forget(branch: Branch) -> None:
+    """Drop ``branch``'s walks (the next compile walks in full)."""
+    if _walks_of(branch) is not None:
+        del _walks[id(branch)]
+
+
+def walk_count() -> int:
+    """Number of branches with a kept walk (for tests and the benchmark)."""
+    return len(_walks)
