@@ -62,7 +62,12 @@ from ._sections import block_entry, context_section, marker_lines, prepend_part
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("compile_chat_request",)
+__all__ = ("REUSE", "compile_chat_request")
+
+# The profile's resume key (``CompileProfile.reuse``): under it a turn object renders the same
+# in every compile — the default history options and text, and ``_bound.results_section``, a
+# pure function of the entry the output turn carries.
+REUSE = "adr-0007-amendment-1"
 
 def compile_chat_request(
     branch: Branch,
@@ -109,6 +114,7 @@ def compile_chat_request(
         bound=state,
         envelope=lambda kept: context_section(kept, context_left),  # type: ignore[arg-type]
         results_section=results_section,
+        reuse=REUSE,
     )
     trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
     state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
