@@ -58,6 +58,7 @@ from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
 from lionagi_turns._fast import cache as _cache
+from lionagi_turns._fast import resume as _resume
 from lionagi_turns._fast.switch import no_fast_path
 
 TARGETS = {"cold": 0.15, "warm": 0.015}
@@ -240,6 +241,8 @@ class Churn:
     most_entries: int = 0  # largest cache size seen while a branch was live
     live_instructions: int = 0  # instructions of that live branch
     entries_after: int = 0  # cache size after the last branch was dropped and one collection
+    walks_after: int = 0  # kept walks (_fast.resume) after the last drop and one collection
+    retained_next_kib: float = 0.0  # traced memory above the start after one more collection
     retained_kib: float = 0.0  # traced memory after the churn, above the start
     per_branch_kib: float = 0.0  # peak traced memory above the start, while a branch was live
 
@@ -267,7 +270,10 @@ def churn(branches: int, size: int) -> Churn:
         del branch, first
         _release(None)
     result.entries_after = _cache.cache_size()
+    result.walks_after = _resume.walk_count()
     result.retained_kib = (tracemalloc.get_traced_memory()[0] - base) / 1024
+    gc.collect()  # a kept walk's records' self-cyclic contents go one collection later
+    result.retained_next_kib = (tracemalloc.get_traced_memory()[0] - base) / 1024
     result.per_branch_kib = peak / 1024
     tracemalloc.stop()
     return result
@@ -344,13 +350,15 @@ def report(
         print(
             f"  most entries while a branch was live {c.most_entries} "
             f"(that branch had {c.live_instructions} instructions); entries after the last "
-            f"drop {c.entries_after}; peak traced {c.per_branch_kib:.0f} KiB; retained after "
-            f"the churn {c.retained_kib:.0f} KiB"
+            f"drop {c.entries_after}; kept walks after the last drop {c.walks_after}; peak "
+            f"traced {c.per_branch_kib:.0f} KiB; retained after the churn {c.retained_kib:.0f} "
+            f"KiB, after one more collection {c.retained_next_kib:.0f} KiB"
         )
-        if c.entries_after or c.most_entries > c.live_instructions:
+        if c.entries_after or c.walks_after or c.most_entries > c.live_instructions:
             missed.append(
-                f"render cache: {c.entries_after} entries left after the churn, at most "
-                f"{c.most_entries} for {c.live_instructions} live instructions"
+                f"render cache: {c.entries_after} entries and {c.walks_after} walks left after "
+                f"the churn, at most {c.most_entries} entries for {c.live_instructions} live "
+                "instructions"
             )
     return missed
 

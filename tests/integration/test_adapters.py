@@ -232,7 +232,7 @@ def test_text_mismatch_is_refused() -> None:
 
 @pytest.mark.parametrize("entry", [{"tokens": 1}, {"provider_name": ""}, "a", None])
 def test_fired_entry_without_a_name_is_refused(entry: object) -> None:
-    with pytest.raises(ValueError, match=r"fired\[0\]"):
+    with pytest.raises(ValueError, match=r"fired\[0\].*give each context provider a name"):
         context_blocks_from_report(["x"], _report(["x"], [entry]))
 
 

@@ -152,7 +152,8 @@ def context_blocks_from_report(
         if not isinstance(name, str) or not name:
             raise ValueError(
                 f"context report fired[{i}] is {entry!r}; expected a dict with a non-empty "
-                "'provider_name'"
+                "'provider_name': give each context provider a name, or fix the provider "
+                "pass that built branch.last_context_report"
             )
         out.append(ContextBlock(provider_name=name, content=text))
     return tuple(out)
