@@ -1193,11 +1193,15 @@ def _cached(b: Branch, request: TurnRequest, tools: Any) -> tuple[tuple[Any, ...
     ), result
 
 
-def cached_check(b: Branch, request: TurnRequest, tools: Any) -> Any:
+def cached_check(b: Branch, request: TurnRequest, tools: Any, *, rebuild: bool = False) -> Any:
+    """The prompt-cache compile equals it with the fast path off (and, ``rebuild``, a cold
+    compile of the branch rebuilt from scratch); returns the fast result."""
     fast, result = _cached(b, request, tools)
     with no_fast_path():
         slow, _ = _cached(b, request, tools)
     assert fast == slow
+    if rebuild:
+        assert _cached(rebuilt(b), request, tools)[0] == fast
     return result
 
 
@@ -1225,6 +1229,87 @@ def test_prompt_cache_profile_under_growth_and_mutation(tools: str) -> None:
         if n == 6:
             recorded[0].metadata[RECORD_KEY] = recorded[4].metadata[RECORD_KEY]
     assert result is not None
+
+
+def _cached_conversation(turns: int, *, images: bool = False) -> tuple[Branch, list[Instruction]]:
+    """A prompt-cache conversation: each compiled instruction recorded, then an answer."""
+    b = Branch(system="Terse.", tools=[lookup])
+    recorded: list[Instruction] = []
+    for n in range(turns):
+        extra: dict[str, Any] = {"images": [PNG]} if images and n % 2 else {}
+        request = TurnRequest(
+            instruction=b.msgs.create_instruction(instruction=f"q{n}", **extra),
+            tool_schemas=tuple(b.acts.schema_list),
+            context_blocks=(ContextBlock("catalog", "SKU"),),
+        )
+        result = cached_check(b, request, b.acts.schema_list)
+        recorded.append(b.msgs.add_message(instruction=result.compiled.instruction))
+        b.msgs.add_message(assistant_response=f"a{n}")
+    return b, recorded
+
+
+def _next_cached(b: Branch, text: str = "next") -> TurnRequest:
+    return TurnRequest(instruction=b.msgs.create_instruction(instruction=text),
+                       tool_schemas=tuple(b.acts.schema_list),
+                       context_blocks=(ContextBlock("catalog", "SKU"),))
+
+
+RECORD_EDITS: dict[str, Callable[[Branch, list[Instruction]], None]] = {
+    "text-in-place": lambda b, r: r[1].metadata[RECORD_KEY].__setitem__("text", "other"),
+    "prefix-in-place": lambda b, r: r[-1].metadata[RECORD_KEY].__setitem__("prefix", "0" * 64),
+    "length-in-place": lambda b, r: r[-1].metadata[RECORD_KEY].__setitem__("messages", 2),
+    "stable-in-place": lambda b, r: r[-1].metadata[RECORD_KEY].__setitem__("stable", "x"),
+    "record-removed": lambda b, r: r[1].metadata.pop(RECORD_KEY),
+    "metadata-replaced": lambda b, r: setattr(r[1], "metadata", {}),
+    "record-copied-onto-another": lambda b, r: r[0].metadata.__setitem__(
+        RECORD_KEY, dict(r[2].metadata[RECORD_KEY])),
+    "record-given-to-a-plain-instruction": lambda b, r: _plain_with_record(b, r),
+    "record-moved-in-the-pile": lambda b, r: _moved_in_pile(b, r[1]),
+}
+
+
+def _plain_with_record(b: Branch, recorded: list[Instruction]) -> None:
+    plain = next(m for m in b.msgs.messages
+                 if isinstance(m, Instruction) and RECORD_KEY not in m.metadata)
+    plain.metadata[RECORD_KEY] = {**recorded[-1].metadata[RECORD_KEY], "messages": 3}
+
+
+def _moved_in_pile(b: Branch, record: Message) -> None:
+    """The same object out of the pile and back in: the view (kept) is unchanged."""
+    view(b)
+    b.msgs.messages.pop(record.id)
+    b.msgs.messages.include(record)
+
+
+@pytest.mark.parametrize("grow", [False, True], ids=["same-view", "grown"])
+@pytest.mark.parametrize("edit", list(RECORD_EDITS))
+def test_prompt_cache_record_edits_between_compiles(edit: str, grow: bool) -> None:
+    b, recorded = _cached_conversation(4)
+    b.msgs.add_message(instruction="plain, never compiled")
+    b.msgs.add_message(assistant_response="ok")
+    request = _next_cached(b)
+    cached_check(b, request, b.acts.schema_list)
+    RECORD_EDITS[edit](b, recorded)
+    if grow:
+        add_turn(b, 1)
+    cached_check(b, request, b.acts.schema_list, rebuild=True)
+
+
+def test_prompt_cache_caller_edits_do_not_reach_the_next_compile() -> None:
+    b, recorded = _cached_conversation(4, images=True)
+    request = _next_cached(b)
+    expected, _ = _cached(b, request, b.acts.schema_list)
+    for _ in range(2):
+        result = compile_cached(b, request, b.acts.schema_list)
+        lists = [m.content for m in result.compiled.messages if isinstance(m.content, list)]
+        assert lists
+        for parts in lists:
+            parts[0]["text"] = "tampered"
+            parts.append({"type": "text", "text": "appended"})
+        result.compiled.instruction.metadata[RECORD_KEY]["text"] = "tampered"
+        assert _cached(b, request, b.acts.schema_list)[0] == expected
+    add_turn(b, 3, images=True)
+    cached_check(b, request, b.acts.schema_list)
 
 
 def _a1(b: Branch, request: amendment1.TurnRequest, budgets: Any) -> tuple[Any, ...]:
