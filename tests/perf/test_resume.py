@@ -43,6 +43,8 @@ from lionagi_turns import (
 )
 from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
 from lionagi_turns._compiler import compile_traced
+from lionagi_turns._history import Projection
+from lionagi_turns._profile import CompileProfile
 
 from ._support import (
     PNG,
@@ -1296,7 +1298,7 @@ def test_prompt_cache_record_edits_between_compiles(edit: str, grow: bool) -> No
 
 
 def test_prompt_cache_caller_edits_do_not_reach_the_next_compile() -> None:
-    b, recorded = _cached_conversation(4, images=True)
+    b, _ = _cached_conversation(4, images=True)
     request = _next_cached(b)
     expected, _ = _cached(b, request, b.acts.schema_list)
     for _ in range(2):
@@ -1403,3 +1405,317 @@ def test_react_calls_between_plain_compiles() -> None:
             b.msgs.add_message(assistant_response="a3")
     assert seen[0] == seen[2] and seen[0] != seen[1]
     assert seen[5] != seen[4]
+
+
+# ================================================ profiles on the seam with a reuse key
+
+
+def _traced(b: Branch, request: TurnRequest, profile: CompileProfile) -> tuple[Any, ...]:
+    try:
+        trace = compile_traced(b, request, profile=profile)
+    except Exception as exc:
+        return error_outcome(exc)
+    return ("ok", to_provider_messages(trace.compiled), trace.fold_message_index,
+            [(p.source, p.role, copy.deepcopy(p.content), p.message_index, p.folded)
+             for p in trace.rendered])
+
+
+def traced_check(b: Branch, request: TurnRequest, profile: CompileProfile) -> tuple[Any, ...]:
+    fast = _traced(b, request, profile)
+    with no_fast_path():
+        assert fast == _traced(b, request, profile)
+    return fast
+
+
+def _newest(k: int) -> Callable[[Projection, TurnRequest], Projection]:
+    def bound(projected: Projection, request: TurnRequest) -> Projection:
+        return Projection(projected.turns[-k:], projected.pending, projected.defects,
+                          projected.pending_sources)
+    return bound
+
+
+def _without_second(projected: Projection, request: TurnRequest) -> Projection:
+    turns = projected.turns[:1] + projected.turns[2:]
+    return Projection(turns, projected.pending, projected.defects, projected.pending_sources)
+
+
+BOUNDED: dict[str, CompileProfile] = {
+    "newest-three": CompileProfile(name="t", reuse="newest-three", bound=_newest(3)),
+    "newest-five": CompileProfile(name="t", reuse="newest-five", bound=_newest(5)),
+    "all-but-second": CompileProfile(name="t", reuse="all-but-second", bound=_without_second),
+    "identity": CompileProfile(name="t", reuse="identity", bound=lambda p, r: p),
+    "current-fold": CompileProfile(name="t", reuse="current-fold", fold_target="current"),
+}
+
+
+@pytest.mark.parametrize("name", list(BOUNDED))
+def test_a_bounded_profile_with_a_reuse_key_under_growth_and_edits(name: str) -> None:
+    profile = BOUNDED[name]
+    convo = Convo()
+    b = convo.branch
+    instruction = current(b).instruction
+    blocks = (ContextBlock("memory", "m"),)
+    for n in range(6):
+        for context_blocks in ((), blocks):
+            request = TurnRequest(instruction=instruction, context_blocks=context_blocks)
+            traced_check(b, request, profile)
+            traced_check(b, request, profile)
+        GROWTH[["plain", "tool", "assistant-only", "result-only", "images", "plain"][n]](b, n)
+        if n == 3:
+            MUTATIONS["context-dict-value"](convo)
+
+
+def test_a_change_made_while_a_compile_renders_is_seen_by_the_next() -> None:
+    """A profile hook edits an already rendered record in the middle of the render pass; the
+    compile after it sends the edit."""
+    convo = Convo()
+    b = convo.branch
+    edits = iter(["edited while compiling"])
+
+    def history_text(branch: Branch, turn: Any, rendered: Any) -> Any:
+        if turn.message is convo.i3:
+            text = next(edits, None)
+            if text is not None:
+                convo.i2.content.instruction = text
+        return rendered
+
+    profile = CompileProfile(name="t", reuse="hooked", history_text=history_text)
+    request = current(b)
+    first = _traced(b, request, profile)
+    assert "edited while compiling" not in str(first[1])
+    after = traced_check(b, request, profile)
+    assert "edited while compiling" in str(after[1])
+
+
+def test_empty_renderings_between_compiles() -> None:
+    """Omitted (empty) assistant replies keep every later message at its place when turns
+    are reused, refolded and grown."""
+    b = Branch()
+    m = b.msgs
+    m.add_message(instruction="   ")
+    empty = m.add_message(assistant_response="placeholder")
+    empty.content.assistant_response = ""
+    m.add_message(instruction="real")
+    m.add_message(assistant_response="   ")
+    instruction = current(b).instruction
+    blocks = (ContextBlock("memory", "m"),)
+    for step in range(4):
+        for context_blocks in ((), blocks, ()):
+            check(b, TurnRequest(instruction=instruction, context_blocks=context_blocks),
+                  rebuild=False)
+        quiet = m.add_message(assistant_response="placeholder")
+        quiet.content.assistant_response = ""  # a run continued by an empty reply
+        if step % 2:
+            add_turn(b, step)
+
+
+def test_results_before_the_first_instruction_fold_target() -> None:
+    b = Branch(system="S.")
+    add_result(b, 1)
+    m = b.msgs
+    m.add_message(instruction="first, with the results")
+    m.add_message(assistant_response="a")
+    instruction = current(b).instruction
+    for n in range(3):
+        for blocks in ((), (ContextBlock("memory", f"m{n}"),)):
+            check(b, TurnRequest(instruction=instruction, context_blocks=blocks))
+        add_turn(b, n, tool=True)
+
+
+# ============================================ 11. which compiles resume (the lead's seam)
+
+
+@pytest.fixture
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The compiler's full walks (``project_history`` calls), with the fast path on only."""
+    from lionagi_turns import _compiler
+    from lionagi_turns._fast.switch import fast_path_enabled
+
+    calls: list[int] = []
+    real = _compiler.project_history
+
+    def counted(branch: Branch, ids: Any) -> Any:
+        if fast_path_enabled():
+            calls.append(len(ids))
+        return real(branch, ids)
+
+    monkeypatch.setattr(_compiler, "project_history", counted)
+    return calls
+
+
+def _history_parts(trace: Any) -> int:
+    return len(trace.rendered) - 1
+
+
+@pytest.mark.parametrize("kind", list(GROWTH))
+def test_growth_only_resumes_without_a_full_walk(kind: str, walks: list[int]) -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    previous = compile_traced(b, request)
+    assert len(walks) == 1
+    for n in range(1, 4):
+        GROWTH[kind](b, n)
+        trace = compile_traced(b, request)
+        assert len(walks) == 1, "growth alone must resume the previous walk"
+        assert trace.reused > 0
+        continued = kind == "assistant-only" or (kind == "result-only" and n == 0)
+        assert trace.reused == _history_parts(previous) - (1 if continued else 0)
+        assert full_outcome(b, request) == full_slow_outcome(b, request)
+        previous = trace
+
+
+def test_slow_rebuilt_and_other_profile_compiles_between_do_not_stop_resuming(
+    walks: list[int],
+) -> None:
+    """The differential checks of this file compile with the fast path off, compile a rebuilt
+    twin (same branch id) and other profiles between two compiles; none of them may turn the
+    next compile of the branch into a full walk (or these tests would not test resuming)."""
+    b = Branch(system="S.", tools=[lookup])
+    add_turn(b, 0)
+    request = current(b)
+    compile_traced(b, request)
+    assert len(walks) == 1
+    full_slow_outcome(b, request)
+    full_outcome(rebuilt(b), request)  # a full walk of the twin
+    compile_cached(b, TurnRequest(instruction=request.instruction), None)
+    amendment1.compile_chat_request(b, amendment1.TurnRequest(instruction=request.instruction),
+                                    measure=len)
+    count = len(walks)
+    add_turn(b, 1)
+    trace = compile_traced(b, request)
+    assert len(walks) == count and trace.reused > 0
+
+
+def test_check_itself_resumes(walks: list[int]) -> None:
+    b = Convo().branch
+    request = current(b)
+    check(b, request)
+    count = len(walks)
+    add_turn(b, 1)
+    check(b, request, rebuild=False)
+    assert len(walks) == count
+
+
+def _walked_after(change: Callable[[], object], b: Branch, request: TurnRequest,
+                  walks: list[int]) -> tuple[int, Any]:
+    compile_traced(b, request)
+    before = len(walks)
+    change()
+    try:
+        trace = compile_traced(b, request)
+    except Exception:
+        trace = None
+    return len(walks) - before, trace
+
+
+@pytest.mark.parametrize("grow", [False, True], ids=["same-view", "grown"])
+@pytest.mark.parametrize("name", list(MUTATIONS))
+def test_every_mutation_walks_in_full(name: str, grow: bool, walks: list[int]) -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+
+    def change() -> None:
+        MUTATIONS[name](convo)
+        if grow:
+            add_turn(b, 9)
+
+    walked, trace = _walked_after(change, b, request, walks)
+    assert walked == 1 and trace is not None and trace.reused == 0
+    check(b, request, rebuild=False)
+
+
+@pytest.mark.parametrize("edit", list(PROGRESSION_EDITS))
+def test_every_progression_edit_walks_in_full(edit: str, walks: list[int]) -> None:
+    convo = Convo()
+    b = convo.branch
+    progression = view(b)
+    request = current(b)
+    walked, trace = _walked_after(
+        lambda: PROGRESSION_EDITS[edit](convo, progression), b, request, walks)
+    assert walked == 1
+    assert trace is None or trace.reused == 0
+
+
+def _pop_in_view(c: Convo) -> None:
+    view(c.branch)
+    c.branch.msgs.messages.pop(c.a2.id)
+
+
+INVALIDATING: dict[str, Callable[[Convo], object]] = {
+    "record-popped-id-in-view": _pop_in_view,
+    "record-popped": lambda c: c.branch.msgs.messages.pop(c.a3.id),
+    "record-replaced-equal": lambda c: replace_record(
+        c.branch, c.i2, Instruction.from_dict(c.i2.to_dict())),
+    "content-replaced-equal": lambda c: setattr(
+        c.a1, "content", type(c.a1.content)(assistant_response="one")),
+    "system-replaced": lambda c: c.branch.msgs.add_message(system="Other."),
+    "system-removed": lambda c: (c.branch.msgs.messages.pop(c.branch.msgs.system.id),
+                                 setattr(c.branch.msgs, "system", None)),
+    "view-set": lambda c: view(c.branch).pop(),
+    "view-removed": lambda c: c.branch.metadata.pop("current_progression"),
+    "record-moved-in-pile": lambda c: _moved_in_pile(c.branch, c.a1),
+    "untracked-value-added": lambda c: c.i2.content.prompt_context.append(("t", [1])),
+}
+
+
+@pytest.mark.parametrize("name", list(INVALIDATING))
+def test_every_record_change_walks_in_full(name: str, walks: list[int]) -> None:
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    if name == "view-removed":  # a view without the tool result exists before the warm compile
+        view(b).remove(convo.resp.id)
+    walked, _ = _walked_after(lambda: INVALIDATING[name](convo), b, request, walks)
+    assert walked == 1
+    check(b, request, rebuild=False)
+
+
+def test_a_tail_defect_walks_in_full_and_the_repair_resumes(walks: list[int]) -> None:
+    convo = Convo()
+    b = convo.branch
+    cp = view(b)
+    request = current(b)
+    compile_traced(b, request)
+    defects: list[Callable[[], object]] = [
+        lambda: cp.append(uuid4()),
+        lambda: cp.append(convo.i1.id),
+        lambda: (b.msgs.add_message(instruction="x"), b.msgs.add_message(instruction="y")),
+    ]
+    for defect in defects:
+        size = len(cp)
+        walked, trace = _walked_after(defect, b, request, walks)
+        assert walked == 1 and trace is None
+        while len(cp) > size:
+            cp.pop()
+    before = len(walks)
+    add_turn(b, 3)  # the warm walk is still the last successful one
+    assert compile_traced(b, request).reused > 0 and len(walks) == before
+
+
+def test_untracked_values_walk_in_full_every_time(walks: list[int]) -> None:
+    convo = Convo()
+    b = convo.branch
+    b.msgs.add_message(instruction="untracked", context=[("pair", ["x"])])
+    b.msgs.add_message(assistant_response="ok")
+    request = current(b)
+    for n in range(3):
+        compile_traced(b, request)
+        add_turn(b, n)
+    assert len(walks) == 3
+
+
+def test_fold_input_changes_resume_and_refold(walks: list[int]) -> None:
+    """The view and records unchanged, only the fold's inputs: the walk resumes, the fold
+    target is planned again (the output is the slow one's, checked above)."""
+    convo = Convo()
+    b = convo.branch
+    b.metadata["current_progression"] = Progression(order=list(b.msgs.progression)[1:])
+    instruction = current(b).instruction
+    for blocks in ((), (ContextBlock("a", "1"),), (ContextBlock("a", "2"),), ()):
+        request = TurnRequest(instruction=instruction, context_blocks=blocks)
+        trace = compile_traced(b, request)
+        b.msgs.system.content.system_message = f"System for {len(blocks)} {blocks!r}."
+        assert full_outcome(b, request) == full_slow_outcome(b, request)
+    assert len(walks) == 1 and trace.reused > 0
