@@ -191,7 +191,5 @@ def compile_cached(
 def _as_sent(records: ViewRecords, turn: InstructionTurn, rendered: Any) -> Any:
     """A historical instruction as it was sent, while its durable rendering is the recorded
     one; its durable rendering otherwise (an edited record: a history rewrite)."""
-    record = records.record_for(turn)
-    if record is not None and record.basis == digest(rendered):
-        return own_copy(record.text)
-    return rendered
+    record = records.sent_record(turn, rendered)
+    return rendered if record is None else own_copy(record.text)

@@ -20,8 +20,11 @@ Otherwise every record is read again and the answer gets a new ``stamp``. A ``st
 only by an extension, so two compiles of a branch with equal stamps saw, for every record of
 the earlier one's view, equal records: the profile's ``CompileProfile.reuse`` key carries it,
 so a reused rendering of a historical instruction (``history_text``) is one made from the same
-record. ``ViewRecords.record_for(turn)`` is the record read for that turn's message in this
-answer (so a compile reads each record once), else ``read_record(turn.message)``.
+record. ``ViewRecords.sent_record(turn, rendered)`` is the record read for that turn's message in
+this answer (so a compile reads each record once; else ``read_record(turn.message)``) when its
+``basis`` is ``digest(rendered)``, else None; the comparison is remembered for a rendering that
+is the very same text object (the render cache hands out the same object while a record is
+unchanged), along the answers that extend one another.
 
 ``prefix_digests(branch, messages, marks)``: ``_cache_record.prefix_digests``, resumed from a
 chain state kept from the previous compile of the branch at the longest prefix its messages
@@ -59,7 +62,7 @@ from uuid import UUID
 from lionagi.protocols.messages import Instruction
 
 from . import _cache_record
-from ._cache_record import RECORD_KEY, SentRecord, message_digest, read_record
+from ._cache_record import RECORD_KEY, SentRecord, digest, message_digest, read_record
 from ._fast.switch import fast_path_enabled
 
 if TYPE_CHECKING:
@@ -111,10 +114,30 @@ class ViewRecords:
     positions: tuple[int, ...]  # view positions of the view's instructions, ascending
     instructions: tuple[weakref.ref[Instruction], ...]  # those instructions
     records: tuple[SentRecord | None, ...]  # each one's record
-    memo: bool  # read under the fast path (else record_for reads afresh)
+    memo: bool  # read under the fast path (else every record is read afresh)
+    # instruction index -> (rendering, whether the record's basis is its digest); shared by the
+    # answers that extend this one (their records at these indexes are equal)
+    checked: dict[int, tuple[str, bool]]
 
     def record_for(self, turn: InstructionTurn) -> SentRecord | None:
         """The record of ``turn.message`` as read for this compile (module contract)."""
+        return self._find(turn)[1]
+
+    def sent_record(self, turn: InstructionTurn, rendered: Any) -> SentRecord | None:
+        """``turn``'s record when its ``basis`` is the digest of ``rendered`` (module
+        contract), else None."""
+        index, record = self._find(turn)
+        if record is None:
+            return None
+        if index is None or type(rendered) is not str:
+            return record if record.basis == digest(rendered) else None
+        seen = self.checked.get(index)
+        if seen is None or seen[0] is not rendered:
+            seen = (rendered, record.basis == digest(rendered))
+            self.checked[index] = seen
+        return record if seen[1] else None
+
+    def _find(self, turn: InstructionTurn) -> tuple[int | None, SentRecord | None]:
         if self.memo:
             i = bisect_left(self.positions, turn.position)
             if (
@@ -122,8 +145,8 @@ class ViewRecords:
                 and self.positions[i] == turn.position
                 and _deref(self.instructions[i]) is turn.message
             ):
-                return self.records[i]
-        return read_record(turn.message)
+                return i, self.records[i]
+        return None, read_record(turn.message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +240,7 @@ def _read(
         tuple(map(weakref.ref, instructions)) if memo else ()  # type: ignore[arg-type]
     )
     answer = ViewRecords(
-        *_aggregate(records, None, None, None), next(_stamps), positions, refs, records, memo
+        *_aggregate(records, None, None, None), next(_stamps), positions, refs, records, memo, {}
     )
     if not memo or any(map(is_, messages, repeat(None))):
         return answer, None
@@ -301,6 +324,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
         answer.instructions + refs,
         answer.records + records,
         True,
+        answer.checked,
     )
     return _Held(
         extended, view, held.keys + keys, held.values + values, held.copies + copies
@@ -329,18 +353,18 @@ def prefix_digests(
             if length <= low:
                 start, state = length, s
                 break
-    digest = hashlib.sha256() if state is None else state.copy()
+    running = hashlib.sha256() if state is None else state.copy()
     out: dict[int, str] = {}
     if start in marks:
-        out[start] = digest.hexdigest()
+        out[start] = running.hexdigest()
     keep_from = total - 3
     fresh: list[tuple[int, Any]] = []
     for n in range(start + 1, total + 1):
-        digest.update(message_digest(messages[n - 1]))
+        running.update(message_digest(messages[n - 1]))
         if n in marks:
-            out[n] = digest.hexdigest()
+            out[n] = running.hexdigest()
         if n >= keep_from or n in marks:
-            fresh.append((n, digest.copy()))
+            fresh.append((n, running.copy()))
     states = dict(kept)
     states.update(fresh)
     slot.chain = _Chain(messages, tuple(sorted(states.items()))[-_KEPT_STATES:])
