@@ -49,6 +49,8 @@ from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_
 from ._compiler import compile_traced
 from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
 from ._envelope import encode_context_section
+from ._fast import resume as _resume
+from ._fast import switch as _switch
 from ._fast.yaml import minimal_yaml
 from ._history import InstructionTurn, select_ids
 from ._profile import CompileProfile
@@ -112,7 +114,19 @@ def compile_cached(
     what ``compile_chat_request`` raises, before producing any output. ``react_context``: the
     caller's context items of a running ReAct turn, for the compiler's ReAct step (lionagi's
     prompt-cache path applies the same de-duplication)."""
-    records = view_records(branch, select_ids(branch, request.progression))
+    with _switch.resolved():  # one reading of the fast-path switch for the memos and the seam
+        return _compile_cached(branch, request, tool_schemas, react_context)
+
+
+def _compile_cached(
+    branch: Branch,
+    request: TurnRequest,
+    tool_schemas: Sequence[Any] | None,
+    react_context: Sequence[Any] | None,
+) -> CachedCompile:
+    records, stale = view_records(branch, select_ids(branch, request.progression))
+    if stale is not None:  # the records changed: the walk made under the old key is stale
+        _resume.forget(branch, _reuse_key(stale))
     last, started = records.last, records.started
 
     system = branch.msgs.system
@@ -143,6 +157,7 @@ def compile_cached(
         stable_blocks=lambda branch, request: stable,
         current_options=current_options,
         history_text=lambda branch, turn, rendered: _as_sent(records, turn, rendered),
+        reuse=_reuse_key(records.stamp),
     )
     trace = compile_traced(branch, request, profile=profile, react_context=react_context)
     current = trace.rendered[-1].content
@@ -186,6 +201,12 @@ def compile_cached(
     return CachedCompile(
         trace.compiled, CacheLayout(stable, conversation, previous_end, changes), record
     )
+
+
+def _reuse_key(stamp: int) -> tuple[str, int]:
+    """The profile's ``CompileProfile.reuse``: its name and the records' stamp, so a walk is
+    resumed only by compiles that read the same records (``_cache_memo``)."""
+    return ("adr-0127", stamp)
 
 
 def _as_sent(records: ViewRecords, turn: InstructionTurn, rendered: Any) -> Any:

@@ -32,11 +32,13 @@ share with these (the same ``CompiledMessage`` objects, or ones whose digests ar
 same role and equal text, or equal canonical JSON), so only the messages after it are hashed.
 
 Keying and lifetime: one slot per live Branch, by identity (a weak reference; a finalizer drops
-the slot with the branch). A slot holds no strong reference to any lionagi object (messages
-weakly; record copies and compiled messages are plain data), so a dropped branch's records go in
-the collection that frees it. Slot fields are replaced whole, never updated in place; a chain
-state is copied before it is extended. Concurrent compiles of one branch each read one
-consistent previous answer and check it as above; the last writer's answer is kept.
+the slot with the branch, so a branch rebuilt with the same id is another branch). A slot holds
+the records of the branch's pile as last read (strongly, as ``_fast.resume``'s walk does, so the
+identity checks are pointer comparisons and an ``id`` is never recycled under them), record
+copies and compiled messages (plain data), nothing that refers to the branch: a dropped branch's
+slot goes in the collection that frees the branch. Slot fields are replaced whole, never updated
+in place; a chain state is copied before it is extended. Concurrent compiles of one branch each
+read one consistent previous answer and check it as above; the last writer's answer is kept.
 
 With the fast path off (``_fast.switch``) nothing is read from or written to a slot and every
 answer is computed afresh.
@@ -55,7 +57,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
-from operator import attrgetter, is_, is_not, methodcaller
+from operator import attrgetter, eq, is_, is_not, methodcaller
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -74,7 +76,6 @@ if TYPE_CHECKING:
 __all__ = ("ViewRecords", "prefix_digests", "view_records")
 
 _stamps = count(1)  # next() on a count is atomic under the GIL
-_deref = weakref.ref.__call__
 _metadata = attrgetter("metadata")
 _record_data = methodcaller("get", RECORD_KEY)
 _KEPT_STATES = 8  # chain states kept per branch (the latest lengths)
@@ -112,7 +113,7 @@ class ViewRecords:
     stable_blocks: tuple[str, ...] | None
     stamp: int
     positions: tuple[int, ...]  # view positions of the view's instructions, ascending
-    instructions: tuple[weakref.ref[Instruction], ...]  # those instructions
+    instructions: tuple[Instruction, ...]  # those instructions
     records: tuple[SentRecord | None, ...]  # each one's record
     memo: bool  # read under the fast path (else every record is read afresh)
     # instruction index -> (rendering, whether the record's basis is its digest); shared by the
@@ -143,7 +144,7 @@ class ViewRecords:
             if (
                 i < len(self.positions)
                 and self.positions[i] == turn.position
-                and _deref(self.instructions[i]) is turn.message
+                and self.instructions[i] is turn.message
             ):
                 return i, self.records[i]
         return None, read_record(turn.message)
@@ -157,7 +158,7 @@ class _Held:
     answer: ViewRecords
     view: tuple[UUID, ...]
     keys: tuple[Any, ...]
-    values: tuple[weakref.ref[Any], ...]
+    values: tuple[Any, ...]
     copies: tuple[Any, ...]
 
 
@@ -168,10 +169,11 @@ class _Chain:
 
 
 class _Slot:
-    __slots__ = ("chain", "held")
+    __slots__ = ("chain", "held", "stamp")
 
     def __init__(self) -> None:
         self.held: _Held | None = None
+        self.stamp: int | None = None  # the last answer's (also when it could not be held)
         self.chain: _Chain | None = None
 
 
@@ -210,20 +212,21 @@ def slot_count() -> int:
 # --------------------------------------------------------------------------- records
 
 
-def view_records(branch: Branch, view: tuple[UUID, ...]) -> ViewRecords:
-    """The records of ``view`` (module contract)."""
+def view_records(branch: Branch, view: tuple[UUID, ...]) -> tuple[ViewRecords, int | None]:
+    """The records of ``view`` (module contract), and the stamp of the branch's previous answer
+    when this one has another (None otherwise): what that stamp keyed is stale."""
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     if not fast_path_enabled():
-        return _read(pile, view, memo=False)[0]
+        return _read(pile, view, memo=False)[0], None
     slot = _slot(branch)
-    held = slot.held
+    held, previous = slot.held, slot.stamp
     kept = _extend(held, pile, view) if held is not None else None
     if kept is None:
         answer, kept = _read(pile, view, memo=True)
-        slot.held = kept
-        return answer
-    slot.held = kept
-    return kept.answer
+    else:
+        answer = kept.answer
+    slot.held, slot.stamp = kept, answer.stamp
+    return answer, previous if previous != answer.stamp else None
 
 
 def _read(
@@ -233,21 +236,24 @@ def _read(
     kept: a missing id, a record that is not JSON data)."""
     messages = list(map(pile.get, view))
     positions = tuple(i for i, m in enumerate(messages) if isinstance(m, Instruction))
-    instructions = [messages[i] for i in positions]
+    instructions: tuple[Instruction, ...] = tuple(messages[i] for i in positions)  # type: ignore[misc]
     datas = [_data_of(m) for m in instructions]
     records = tuple(SentRecord.from_metadata(d) for d in datas)
-    refs: tuple[weakref.ref[Instruction], ...] = (
-        tuple(map(weakref.ref, instructions)) if memo else ()  # type: ignore[arg-type]
-    )
     answer = ViewRecords(
-        *_aggregate(records, None, None, None), next(_stamps), positions, refs, records, memo, {}
+        *_aggregate(records, None, None, None),
+        next(_stamps),
+        positions,
+        instructions if memo else (),
+        records,
+        memo,
+        {},
     )
     if not memo or any(map(is_, messages, repeat(None))):
         return answer, None
     try:
         copies = tuple(map(_plain_copy, datas))
         keys = tuple(pile)
-        values = tuple(map(weakref.ref, pile.values()))
+        values = tuple(pile.values())
     except (_Unplain, RuntimeError):  # RuntimeError: the pile changed while it was read
         return answer, None
     return answer, _Held(answer, view, keys, values, copies)
@@ -288,13 +294,13 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
     try:
         if not all(map(is_, pile, held.keys)):
             return None
-        if not all(map(is_, pile.values(), map(_deref, held.values))):
+        if not all(map(is_, pile.values(), held.values)):
             return None
-        instructions = list(map(_deref, answer.instructions))
-        datas = tuple(map(_record_data, map(_metadata, instructions)))
+        # every record equal to its copy (stops at the first that is not)
+        same = all(map(eq, map(_record_data, map(_metadata, answer.instructions)), held.copies))
     except (RuntimeError, AttributeError, TypeError):  # a pile changed while read, odd metadata
         return None
-    if datas != held.copies:
+    if not same:
         return None
     if len(view) == n and len(pile) == m:
         return held
@@ -306,9 +312,9 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
     try:
         new_datas = [_data_of(msg) for _, msg in new]
         copies = tuple(map(_plain_copy, new_datas))
-        refs = tuple(weakref.ref(msg) for _, msg in new)
+        refs = tuple(msg for _, msg in new)
         keys = tuple(islice(pile, m, None))
-        values = tuple(map(weakref.ref, islice(pile.values(), m, None)))
+        values = tuple(islice(pile.values(), m, None))
     except (RuntimeError, TypeError, _Unplain):
         return None
     records = tuple(SentRecord.from_metadata(d) for d in new_datas)

@@ -23,14 +23,16 @@ from perf._support import PNG, Convo  # type: ignore[import-not-found]
 from perf.test_mutation_purity import MUTATIONS  # type: ignore[import-not-found]
 from pydantic import BaseModel
 
-from lionagi_turns import ContextBlock, TurnRequest, to_provider_messages
+from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request, to_provider_messages
 from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
 from lionagi_turns._cache_memo import _slots, prefix_digests, slot_count
 from lionagi_turns._cache_record import SegmentChanges, SentRecord, digest
 from lionagi_turns._cache_record import prefix_digests as plain_prefix_digests
 from lionagi_turns._contracts import CompiledMessage
+from lionagi_turns._fast import resume as _resume
 from lionagi_turns._fast.switch import no_fast_path
 from lionagi_turns._history import action_result
+from lionagi_turns._profile import SEED_PROFILE
 from lionagi_turns._render import render_view
 
 
@@ -439,6 +441,28 @@ def test_a_slot_is_per_branch_object_not_per_id() -> None:
     assert twin.id == convo.branch.id
     assert both(twin, request(twin)) is not None
     assert both(convo.branch, req) is not None
+
+
+def test_a_changed_record_drops_the_walk_its_old_key_reached() -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    for n in range(6):
+        both(convo.branch, req)
+        assert both(convo.branch, req) is not None  # resumed
+        convo.i2.metadata[RECORD_KEY]["text"] = f"edit {n}"
+        walks = _resume._walks_of(convo.branch)
+        assert walks is not None and len(walks) <= 1
+
+
+def test_the_default_profiles_walk_stays() -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    compile_chat_request(convo.branch, req)
+    both(convo.branch, req)
+    convo.i2.metadata[RECORD_KEY]["text"] = "edited"
+    both(convo.branch, req)
+    walks = _resume._walks_of(convo.branch)
+    assert walks is not None and SEED_PROFILE.reuse in walks
 
 
 def test_concurrent_compiles_of_one_branch() -> None:

@@ -327,10 +327,16 @@ def reuse_prefix(walk: Walk, turns: Sequence[Turn]) -> int:
         return len(same)
 
 
-def forget(branch: Branch) -> None:
-    """Drop ``branch``'s walks (the next compile walks in full)."""
-    if _walks_of(branch) is not None:
+def forget(branch: Branch, key: Hashable | None = None) -> None:
+    """Drop ``branch``'s walks (the next compile walks in full); given a ``key``, only the walk
+    kept under it (a profile whose key changed drops the walk its old key no longer reaches)."""
+    walks = _walks_of(branch)
+    if walks is None:
+        return
+    if key is None:
         del _walks[id(branch)]
+    else:
+        walks.pop(key, None)
 
 
 def walk_count() -> int:
