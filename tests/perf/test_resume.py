@@ -939,7 +939,8 @@ class ResumeMachine(RuleBasedStateMachine):
     @rule(index=st.integers(0, 60), choice=st.integers(0, 7))
     def edit_record(self, index: int, choice: int) -> None:
         records = list(self.b.msgs.messages.collections.values())
-        _record_edits(records[index % len(records)], choice)
+        if records:
+            _record_edits(records[index % len(records)], choice)
 
     @rule(op=st.sampled_from(["set", "drop", "remove", "pop", "swap", "defect", "repair"]),
           i=st.integers(0, 60), j=st.integers(0, 60))
@@ -1006,6 +1007,24 @@ class ResumeMachine(RuleBasedStateMachine):
     @rule()
     def compile_again(self) -> None:
         check(self.b, self.request, rebuild=False)
+
+    @rule(budget=st.sampled_from([None, 300, 900]), results=st.sampled_from([None, 40]))
+    def compile_amendment1(self, budget: int | None, results: int | None) -> None:
+        budgets = amendment1.SectionBudgets(history=budget, tool_results=results)
+        request = amendment1.TurnRequest(instruction=self.request.instruction,
+                                         context_blocks=(amendment1.ContextBlock("m", "x"),))
+        _a1_with(self.b, request, budgets, len)
+
+    @rule(record=st.booleans())
+    def compile_prompt_cache(self, record: bool) -> None:
+        """A prompt-cache compile; ``record``: its instruction is recorded and answered (the
+        next one reads its SentRecord)."""
+        request = TurnRequest(instruction=self.b.msgs.create_instruction(instruction="cached"),
+                              context_blocks=(ContextBlock("m", "x"),))
+        result = cached_check(self.b, request, None)
+        if record and result is not None:
+            self.b.msgs.add_message(instruction=result.compiled.instruction)
+            self.b.msgs.add_message(assistant_response="cached answer")
 
     def teardown(self) -> None:
         if getattr(self, "request", None) is not None:
@@ -1167,6 +1186,60 @@ def test_threads_compile_the_default_view_between_appends(busy_switching: None) 
         for future in readers:
             seen = future.result()
             assert seen == sorted(seen) and seen[-1] == states - 1
+
+
+def test_threads_compile_between_edits_of_every_kind(busy_switching: None) -> None:
+    """A writer applies growth, in-place edits, view edits and a record removal, one at a
+    time with no compile running; between them readers compile concurrently. Every result
+    equals the slow compile of the state it was made in."""
+    convo = Convo()
+    b = convo.branch
+    request = current(b)
+    cp = view(b)
+    held: list[ActionResponse] = []
+    edits: list[Callable[[], object]] = [
+        lambda: add_turn(b, 1, tool=True),
+        lambda: MUTATIONS["context-nested-list"](convo),
+        lambda: b.msgs.add_message(assistant_response="run continued"),
+        lambda: MUTATIONS["assistant-text"](convo),
+        lambda: cp.remove(convo.resp.id),
+        lambda: held.append(add_result(b, 2)),
+        lambda: b.msgs.messages.pop(held[0].id),  # its id stays in the view: refused
+        lambda: cp.remove(held[0].id),
+        lambda: MUTATIONS["system-text"](convo),
+        lambda: add_turn(b, 3, images=True),
+    ]
+    rw = _ReadWrite()
+    expected = [full_slow_outcome(b, request)]
+    epoch = [0]
+    done = threading.Event()
+
+    def writer() -> None:
+        for edit in edits:
+            with rw.write():
+                edit()
+                expected.append(full_slow_outcome(b, request))
+                epoch[0] += 1
+        done.set()
+
+    def reader() -> list[tuple[int, tuple[Any, ...]]]:
+        seen = []
+        while True:
+            finished = done.is_set()
+            with rw.read():
+                seen.append((epoch[0], full_outcome(b, request)))
+            if finished:
+                return seen
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        readers = [pool.submit(reader) for _ in range(3)]
+        pool.submit(writer).result()
+        results = [future.result() for future in readers]
+    assert [e[0] for e in expected].count("error") == 1 and distinct(expected) == 10
+    for seen in results:
+        for at, got in seen:
+            assert got == expected[at]
+        assert seen[-1][0] == len(edits)
 
 
 # ======================================== 10. the prompt-cache profile and Amendment 1
@@ -1356,6 +1429,81 @@ def test_amendment1_under_growth_and_mutation(budgets: Any) -> None:
         if n == 6:
             b.msgs.add_message(assistant_response="run continued")
     assert distinct(seen) == len(seen)
+
+
+def _half(text: str) -> int:
+    return len(text) // 2
+
+
+A1_CALLS: list[tuple[Any, Callable[[str], int]]] = [
+    (None, len),
+    (amendment1.SectionBudgets(history=500), len),
+    (amendment1.SectionBudgets(history=500), _half),
+    (amendment1.SectionBudgets(history=250, tool_results=60), len),
+    (amendment1.SectionBudgets(tool_results=60), _half),
+    (None, _half),
+    (amendment1.SectionBudgets(history=500), len),
+]
+
+
+def _a1_with(b: Branch, request: amendment1.TurnRequest, budgets: Any,
+             measure: Callable[[str], int]) -> tuple[Any, ...]:
+    def run() -> tuple[Any, ...]:
+        try:
+            compiled = amendment1.compile_chat_request(
+                b, request, budgets=budgets, measure=measure)
+        except Exception as exc:
+            return error_outcome(exc)
+        return ("ok", copy.deepcopy(compiled.messages), compiled.bounds,
+                compiled.instruction.to_dict())
+
+    fast = run()
+    with no_fast_path():
+        assert fast == run()
+    return fast
+
+
+def test_amendment1_budgets_and_measures_change_between_calls() -> None:
+    """Every call on one branch with another budget or measure (the same turns, other
+    decisions), with and without growth between them."""
+    convo = Convo()
+    b = convo.branch
+    for n in range(3):
+        add_turn(b, n, tool=True)
+    instruction = b.msgs.create_instruction(instruction="now")
+    request = amendment1.TurnRequest(instruction=instruction)
+    seen = [_a1_with(b, request, budgets, measure) for budgets, measure in A1_CALLS]
+    assert seen[1] == seen[6] and distinct(seen) >= 4  # the decisions differ between calls
+    for step, (budgets, measure) in enumerate(A1_CALLS):
+        add_result(b, 10 + step)
+        if step % 2:
+            b.msgs.add_message(instruction=f"more {step}")
+            b.msgs.add_message(assistant_response=f"reply {step}")
+        _a1_with(b, request, budgets, measure)
+
+
+def test_amendment1_view_exclusions_change_with_the_view_unchanged() -> None:
+    """Records evicted from the view (``current_progression``) are history entries; adding one
+    to the pile outside the view, or changing why it is out, changes only those entries."""
+    from lionagi_turns.amendment1._views import EXCLUSIONS_KEY
+
+    convo = Convo()
+    b = convo.branch
+    cp = view(b)
+    cp.remove(convo.resp.id)
+    request = amendment1.TurnRequest(instruction=b.msgs.create_instruction(instruction="now"))
+    budgets = amendment1.SectionBudgets(history=800)
+    first = _a1_with(b, request, budgets, len)
+    outside = b.msgs.add_message(assistant_response="kept out of the view")
+    cp.remove(outside.id)
+    second = _a1_with(b, request, budgets, len)
+    b.metadata[EXCLUSIONS_KEY] = {str(outside.id): "compacted", str(convo.resp.id): "evicted"}
+    third = _a1_with(b, request, budgets, len)
+    b.metadata[EXCLUSIONS_KEY][str(outside.id)] = "evicted"  # edited in place
+    fourth = _a1_with(b, request, budgets, len)
+    assert distinct([first, second, third]) == 3 and fourth == second
+    add_turn(b, 5)
+    _a1_with(b, request, budgets, len)
 
 
 def test_profiles_interleaved_on_one_growing_branch() -> None:
