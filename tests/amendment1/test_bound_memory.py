@@ -366,6 +366,7 @@ def _decided(b: Branch, projected: Projection, budgets: SectionBudgets) -> tuple
 TRANSITIONS = [
     ("none", "none"), ("results", "results"), ("both", "both"), ("none", "results"),
     ("results", "none"), ("history", "both"), ("both", "history"), ("roomy", "none"),
+    ("history", "none"), ("history", "results"),
 ]
 
 

@@ -17,9 +17,10 @@ projection the pipeline renders):
   ``results_left`` (references by id string).
 
 Memory (``_memory``, one value per live branch; only with the fast path on and no ReAct
-items): ``commit()``, called after a successful compile, keeps what this call made of each kept
-turn — its entry's rendered results, its id strings, its output turn object. The next call
-takes a turn's part from there only when the turn is the very object the remembered call was
+items): ``commit()``, called once the pipeline succeeded, keeps what this call made of each kept
+turn — its id strings, its entry's source ids, its budget decision and its output turn object.
+The next call takes a turn's part from there only when the turn is the very object the
+remembered call was
 given (the pipeline hands back the same turn objects only while every record and content
 behind them is unchanged, and never mutates a turn it handed out — ``_fast/resume``), and its
 output turn object only when the budget decisions for it (results cut, marker) are also the
@@ -31,9 +32,10 @@ lets the pipeline reuse its rendering.
 from __future__ import annotations
 
 import operator
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any
 
 from lionagi.protocols.messages import ActionResponse, Instruction
@@ -53,6 +55,7 @@ from ._views import view_exclusions
 __all__ = ("Bound", "results_section")
 
 _Pair = tuple[dict[str, Any], ActionResponse]
+_Derived = tuple[tuple[_Pair, ...], tuple[ActionResponse, ...]]  # rendered pairs, all sources
 _UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
 
 
@@ -77,17 +80,18 @@ def results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -
 @dataclass(frozen=True, slots=True)
 class _Memo:
     """One call's decisions, for the next call on the same branch. ``turns`` is the projection
-    the call was given; the other lists are aligned with ``turns[first:]`` (the kept turns)."""
+    the call was given; ``out`` and ``cuts`` are aligned with ``turns[first:]``
+    (the kept turns); ``history`` / ``sources`` are the kept turns' history ids and entry
+    source ids end to end, ``*_ends[i]`` where kept turn ``i``'s ids end in them."""
 
     turns: list[Turn]
     first: int
     out: list[Turn]
-    ids: list[tuple[str, ...]]
-    rendered: list[tuple[_Pair, ...]]  # () for an assistant run
-    sources: list[tuple[ActionResponse, ...]]
-    source_ids: list[tuple[str, ...]]
-    cuts: list[tuple[int, str]]
-    uncut: bool  # every cut is _UNCUT
+    cuts: list[tuple[int, str]] | None  # None: every cut is _UNCUT
+    history: tuple[str, ...]
+    history_ends: array[int]
+    sources: tuple[str, ...]
+    source_ends: array[int]
 
 
 @dataclass(slots=True)
@@ -126,81 +130,75 @@ class Bound:
         memo: _Memo | None = _memory.recall(branch) if remember else None
 
         # [lo, hi): the kept turns the memory holds unchanged (memo-relative [a, b)).
-        lo = hi = a = b = first
+        lo = hi = first
+        a = b = 0
         if memo is not None:
             lo = max(first, memo.first)
             hi = max(lo, _same_prefix(turns, memo.turns))
             a, b = lo - memo.first, hi - memo.first
-        ids: list[tuple[str, ...]] = []
-        rendered: list[tuple[_Pair, ...]] = []
-        sources: list[tuple[ActionResponse, ...]] = []
-        source_ids: list[tuple[str, ...]] = []
-        for segment in (turns[first:lo], None, turns[hi:]):
-            if segment is None:
-                if memo is not None and a < b:
-                    ids += memo.ids[a:b]
-                    rendered += memo.rendered[a:b]
-                    sources += memo.sources[a:b]
-                    source_ids += memo.source_ids[a:b]
-                continue
-            for turn in segment:
-                ids.append(_ids(turn))
-                if isinstance(turn, InstructionTurn):
-                    rendered.append(_dedup(turn.message, turn.results, turn.sources))
-                    sources.append(tuple(turn.sources))
-                    source_ids.append(tuple(str(s.id) for s in turn.sources))
-                else:
-                    rendered.append(())
-                    sources.append(())
-                    source_ids.append(())
+        head, tail = turns[first:lo], turns[hi:]
         pending = _dedup(request.instruction, projected.pending, projected.pending_sources)
+        # Every kept turn's entry is derived only when the tool_results budget weighs them all.
+        derived = None
+        if self.budgets.tool_results is not None:
+            derived = list(map(_derive, turns[first:]))
 
-        cuts, pending_cut, start = self._results_cut(rendered, pending)
-        kept = turns[first:]
-        if memo is not None and a < b and start == 0 and memo.uncut:
+        cuts, pending_cut, start = self._results_cut(derived, pending)
+        if memo is not None and a < b and cuts is None and memo.cuts is None:
             # every reused turn's decision is _UNCUT now and was then: its output turn stands
-            head, tail = lo - first, hi - first
-            out = [_output(t, r, _UNCUT) for t, r in zip(kept[:head], rendered, strict=False)]
-            out += memo.out[a:b]
-            out += [
-                _output(t, r, _UNCUT)
-                for t, r in zip(kept[tail:], rendered[tail:], strict=True)
-            ]
+            out = _spliced(list(map(_uncut, head)), memo.out, a, b, list(map(_uncut, tail)))
         else:
-            out = [
-                memo.out[j - memo.first]
-                if memo is not None and lo <= j < hi and memo.cuts[j - memo.first] == cut
-                else _output(turn, pairs, cut)
-                for j, turn, pairs, cut in zip(
-                    range(first, len(turns)), kept, rendered, cuts, strict=True
-                )
-            ]
+            out = []
+            for i, turn in enumerate(turns[first:]):
+                cut = _UNCUT if cuts is None else cuts[i]
+                m = first + i - memo.first if memo is not None else -1
+                if (
+                    memo is not None
+                    and a <= m < b
+                    and cut == (_UNCUT if memo.cuts is None else memo.cuts[m])
+                ):
+                    out.append(memo.out[m])
+                else:
+                    out.append(_output(turn, _derive(turn) if derived is None else derived[i], cut))
         pending_entry, pending_sources = _entry(pending, pending_cut)
 
-        self.history_kept = tuple(chain.from_iterable(ids))
+        history, history_ends = _joined(
+            list(map(_ids, head)),
+            None if memo is None else (memo.history, memo.history_ends),
+            a,
+            b,
+            list(map(_ids, tail)),
+        )
+        sources, source_ends = _joined(
+            list(map(_source_ids, head)),
+            None if memo is None else (memo.sources, memo.source_ends),
+            a,
+            b,
+            list(map(_source_ids, tail)),
+        )
+        self.history_kept = history
         if start == 0:
-            kept_sources = tuple(chain.from_iterable(source_ids))
-            self.results_kept = (*kept_sources, *(str(s.id) for s in projected.pending_sources))
+            self.results_kept = sources + tuple(str(s.id) for s in projected.pending_sources)
         else:
+            assert cuts is not None and derived is not None
             self.results_kept = tuple(
                 str(s.id)
-                for entry_sources, pairs, (cut, _) in (
-                    *zip(sources, rendered, cuts, strict=True),
-                    (tuple(projected.pending_sources), pending, pending_cut),
+                for (pairs, entry_sources), (cut, _) in (
+                    *zip(derived, cuts, strict=True),
+                    ((pending, tuple(projected.pending_sources)), pending_cut),
                 )
                 for s in _without(entry_sources, pairs[:cut])
             )
         self._memo = (
             _Memo(
-                turns=list(turns),
+                turns=turns,  # the pipeline's lists are never changed once handed out
                 first=first,
-                out=list(out),
-                ids=ids,
-                rendered=rendered,
-                sources=sources,
-                source_ids=source_ids,
+                out=out,
                 cuts=cuts,
-                uncut=start == 0,
+                history=history,
+                history_ends=history_ends,
+                sources=sources,
+                source_ends=source_ends,
             )
             if remember
             else None
@@ -244,29 +242,32 @@ class Bound:
     # ---------------------------------------------------------------------- tool_results
 
     def _results_cut(
-        self, rendered: list[tuple[_Pair, ...]], pending: tuple[_Pair, ...]
-    ) -> tuple[list[tuple[int, str]], tuple[int, str], int]:
-        """Each kept turn's and the pending entry's (results cut, marker), and how many of the
-        oldest rendered results the tool_results budget drops; sets ``results_left``."""
+        self, derived: list[_Derived] | None, pending: tuple[_Pair, ...]
+    ) -> tuple[list[tuple[int, str]] | None, tuple[int, str], int]:
+        """Each kept turn's (results cut, marker) — None when every one is ``_UNCUT`` — the
+        pending entry's, and how many of the oldest rendered results the tool_results budget
+        drops; sets ``results_left``."""
         budget = self.budgets.tool_results
-        if budget is None:
-            self.results_left = ()
-            return [_UNCUT] * len(rendered), _UNCUT, 0
-        entries = [*rendered, pending]
+        self.results_left = ()
+        if budget is None or derived is None:
+            return None, _UNCUT, 0
+        entries = [*(pairs for pairs, _ in derived), pending]
         items = [source for pairs in entries for _, source in pairs]
         sizes = [self.meter.text(result_entry(r)) for pairs in entries for r, _ in pairs]
         start = keep_newest(sizes, budget)
+        if not start:
+            return None, _UNCUT, 0
         self.results_left = tuple(
             LeftOut(str(s.id), "truncated", sizes[k]) for k, s in enumerate(items[:start])
         )
-        marker = marker_lines("tool_results", self.results_left) if start else ""
+        marker = marker_lines("tool_results", self.results_left)
         cuts: list[tuple[int, str]] = []
         offset = 0
         marked = False
         for pairs in entries:
             cut = min(len(pairs), max(0, start - offset))
             mark = ""
-            if start and not marked and pairs:  # the entry of the oldest result
+            if not marked and pairs:  # the entry of the oldest result
                 mark, marked = marker, True
             cuts.append((cut, mark))
             offset += len(pairs)
@@ -276,13 +277,63 @@ class Bound:
 # ------------------------------------------------------------------------------- per turn
 
 
-def _output(turn: Turn, pairs: tuple[_Pair, ...], cut: tuple[int, str]) -> Turn:
+def _derive(turn: Turn) -> _Derived:
+    """What a kept turn's entry renders (pairs of result and source) and all its sources."""
+    if isinstance(turn, InstructionTurn):
+        return _dedup(turn.message, turn.results, turn.sources), tuple(turn.sources)
+    return (), ()
+
+
+def _source_ids(turn: Turn) -> tuple[str, ...]:
+    if isinstance(turn, InstructionTurn):
+        return tuple(str(s.id) for s in turn.sources)
+    return ()
+
+
+def _output(turn: Turn, derived: _Derived, cut: tuple[int, str]) -> Turn:
     """The output turn of a kept turn: an assistant run as it is; an instruction with its
     entry."""
     if isinstance(turn, AssistantTurn):
         return turn
-    entry, entry_sources = _entry(pairs, cut)
+    entry, entry_sources = _entry(derived[0], cut)
     return InstructionTurn(turn.message, turn.position, entry, entry_sources, turn.context)
+
+
+def _uncut(turn: Turn) -> Turn:
+    return _output(turn, _derive(turn), _UNCUT)
+
+
+def _spliced(head: list[Any], remembered: list[Any], a: int, b: int, tail: list[Any]) -> list[Any]:
+    """``head + remembered[a:b] + tail``, copying the remembered part once."""
+    out = remembered[a:b] if a < b else []
+    if head:
+        out[:0] = head
+    out += tail
+    return out
+
+
+def _joined(
+    head: list[tuple[str, ...]],
+    memo: tuple[tuple[str, ...], array[int]] | None,
+    a: int,
+    b: int,
+    tail: list[tuple[str, ...]],
+) -> tuple[tuple[str, ...], array[int]]:
+    """The ids of the head turns, of the remembered turns ``[a, b)`` and of the tail turns, end
+    to end, and where each turn's ids end in them (an ``array``: copied without touching an
+    object per turn)."""
+    flat = tuple(chain.from_iterable(head))
+    ends = array("q", accumulate(map(len, head)))
+    if memo is not None and a < b:
+        ids, memo_ends = memo
+        start = memo_ends[a - 1] if a else 0
+        shift = len(flat) - start
+        flat += ids[start : memo_ends[b - 1]]
+        ends += memo_ends[a:b] if shift == 0 else array("q", (e + shift for e in memo_ends[a:b]))
+    base = len(flat)
+    flat += tuple(chain.from_iterable(tail))
+    ends += array("q", (base + end for end in accumulate(map(len, tail))))
+    return flat, ends
 
 
 def _entry(pairs: tuple[_Pair, ...], cut: tuple[int, str]) -> tuple[_Entry, list[ActionResponse]]:
@@ -308,6 +359,8 @@ def _ids(turn: Turn) -> tuple[str, ...]:
 
 def _same_prefix(turns: list[Turn], remembered: list[Turn]) -> int:
     """How many leading turns are the very objects remembered."""
+    if all(map(operator.is_, turns, remembered)):  # the usual answer, without a list
+        return min(len(turns), len(remembered))
     same = list(map(operator.is_, turns, remembered))
     try:
         return same.index(False)
