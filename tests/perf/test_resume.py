@@ -1188,13 +1188,47 @@ def test_threads_compile_the_default_view_between_appends(busy_switching: None) 
             assert seen == sorted(seen) and seen[-1] == states - 1
 
 
-def test_threads_compile_between_edits_of_every_kind(busy_switching: None) -> None:
+def _observe_default(b: Branch, instruction: Instruction) -> tuple[Any, ...]:
+    return full_outcome(b, TurnRequest(instruction=instruction))
+
+
+def _observe_cached(b: Branch, instruction: Instruction) -> tuple[Any, ...]:
+    request = TurnRequest(instruction=instruction, context_blocks=(ContextBlock("m", "x"),))
+    return _cached(b, request, None)[0]
+
+
+def _observe_a1(b: Branch, instruction: Instruction) -> tuple[Any, ...]:
+    request = amendment1.TurnRequest(instruction=instruction)
+    try:
+        compiled = amendment1.compile_chat_request(
+            b, request, budgets=amendment1.SectionBudgets(history=900, tool_results=80),
+            measure=len)
+    except Exception as exc:
+        return error_outcome(exc)
+    return ("ok", copy.deepcopy(compiled.messages), compiled.bounds)
+
+
+OBSERVERS: dict[str, Callable[[Branch, Instruction], tuple[Any, ...]]] = {
+    "default": _observe_default,
+    "prompt-cache": _observe_cached,
+    "amendment1": _observe_a1,
+}
+
+
+@pytest.mark.parametrize("profile", list(OBSERVERS))
+def test_threads_compile_between_edits_of_every_kind(busy_switching: None, profile: str) -> None:
     """A writer applies growth, in-place edits, view edits and a record removal, one at a
     time with no compile running; between them readers compile concurrently. Every result
     equals the slow compile of the state it was made in."""
+    observe = OBSERVERS[profile]
     convo = Convo()
     b = convo.branch
-    request = current(b)
+    instruction = current(b).instruction
+
+    def slow() -> tuple[Any, ...]:
+        with no_fast_path():
+            return observe(b, instruction)
+
     cp = view(b)
     held: list[ActionResponse] = []
     edits: list[Callable[[], object]] = [
@@ -1210,7 +1244,7 @@ def test_threads_compile_between_edits_of_every_kind(busy_switching: None) -> No
         lambda: add_turn(b, 3, images=True),
     ]
     rw = _ReadWrite()
-    expected = [full_slow_outcome(b, request)]
+    expected = [slow()]
     epoch = [0]
     done = threading.Event()
 
@@ -1218,7 +1252,7 @@ def test_threads_compile_between_edits_of_every_kind(busy_switching: None) -> No
         for edit in edits:
             with rw.write():
                 edit()
-                expected.append(full_slow_outcome(b, request))
+                expected.append(slow())
                 epoch[0] += 1
         done.set()
 
@@ -1227,7 +1261,7 @@ def test_threads_compile_between_edits_of_every_kind(busy_switching: None) -> No
         while True:
             finished = done.is_set()
             with rw.read():
-                seen.append((epoch[0], full_outcome(b, request)))
+                seen.append((epoch[0], observe(b, instruction)))
             if finished:
                 return seen
 
@@ -1235,7 +1269,7 @@ def test_threads_compile_between_edits_of_every_kind(busy_switching: None) -> No
         readers = [pool.submit(reader) for _ in range(3)]
         pool.submit(writer).result()
         results = [future.result() for future in readers]
-    assert [e[0] for e in expected].count("error") == 1 and distinct(expected) == 10
+    assert [e[0] for e in expected].count("error") == 1 and distinct(expected) >= 9
     for seen in results:
         for at, got in seen:
             assert got == expected[at]
@@ -1867,3 +1901,64 @@ def test_fold_input_changes_resume_and_refold(walks: list[int]) -> None:
         b.msgs.system.content.system_message = f"System for {len(blocks)} {blocks!r}."
         assert full_outcome(b, request) == full_slow_outcome(b, request)
     assert len(walks) == 1 and trace.reused > 0
+
+
+def test_the_prompt_cache_profile_resumes_on_growth_and_walks_after_a_record_edit(
+    walks: list[int],
+) -> None:
+    b, recorded = _cached_conversation(3)
+    request = _next_cached(b)
+    cached_check(b, request, b.acts.schema_list)
+    count = len(walks)
+    for n in range(3):
+        result = compile_cached(b, request, b.acts.schema_list)
+        b.msgs.add_message(instruction=result.compiled.instruction)  # a real next turn
+        b.msgs.add_message(assistant_response=f"more {n}")
+        request = _next_cached(b, f"next {n}")
+        compile_cached(b, request, b.acts.schema_list)
+        assert len(walks) == count, "a recorded next turn must resume"
+        cached_check(b, request, b.acts.schema_list)
+        count = len(walks)
+    for edit in ("text-in-place", "record-removed"):
+        RECORD_EDITS[edit](b, recorded)
+        compile_cached(b, request, b.acts.schema_list)
+        assert len(walks) == count + 1, f"{edit} must walk in full"
+        cached_check(b, request, b.acts.schema_list, rebuild=True)
+        count = len(walks)
+
+
+def test_amendment1_resumes_on_growth_and_walks_after_an_edit(walks: list[int]) -> None:
+    convo = Convo()
+    b = convo.branch
+    budgets = amendment1.SectionBudgets(history=900, tool_results=80)
+    request = amendment1.TurnRequest(instruction=b.msgs.create_instruction(instruction="now"))
+    _a1_with(b, request, budgets, len)
+    count = len(walks)
+    for n in range(3):
+        add_turn(b, n, tool=True)
+        amendment1.compile_chat_request(b, request, budgets=budgets, measure=len)
+        assert len(walks) == count, "growth must resume"
+        _a1_with(b, request, budgets, len)
+        count = len(walks)
+    MUTATIONS["action-output-in-place"](convo)
+    amendment1.compile_chat_request(b, request, budgets=budgets, measure=len)
+    assert len(walks) == count + 1
+    _a1_with(b, request, budgets, len)
+
+
+def test_amendment1_caller_edits_do_not_reach_the_next_compile() -> None:
+    convo = Convo()
+    b = convo.branch
+    add_turn(b, 1, tool=True, images=True)
+    request = amendment1.TurnRequest(
+        instruction=b.msgs.create_instruction(instruction="look", images=[PNG]))
+    budgets = amendment1.SectionBudgets(history=2000, tool_results=80)
+    expected = _a1_with(b, request, budgets, len)
+    for _ in range(2):
+        compiled = amendment1.compile_chat_request(b, request, budgets=budgets, measure=len)
+        lists = [m.content for m in compiled.messages if isinstance(m.content, list)]
+        assert len(lists) >= 2
+        for parts in lists:
+            parts[0]["text"] = "tampered"
+            parts.append({"type": "text", "text": "appended"})
+        assert _a1_with(b, request, budgets, len) == expected
