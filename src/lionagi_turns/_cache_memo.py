@@ -57,7 +57,7 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
-from operator import attrgetter, eq, is_, is_not, methodcaller
+from operator import attrgetter, eq, is_, is_not
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -77,7 +77,6 @@ __all__ = ("ViewRecords", "prefix_digests", "view_records")
 
 _stamps = count(1)  # next() on a count is atomic under the GIL
 _metadata = attrgetter("metadata")
-_record_data = methodcaller("get", RECORD_KEY)
 _KEPT_STATES = 8  # chain states kept per branch (the latest lengths)
 
 
@@ -297,8 +296,9 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
         if not all(map(is_, pile.values(), held.values)):
             return None
         # every record equal to its copy (stops at the first that is not)
-        same = all(map(eq, map(_record_data, map(_metadata, answer.instructions)), held.copies))
-    except (RuntimeError, AttributeError, TypeError):  # a pile changed while read, odd metadata
+        datas = map(dict.get, map(_metadata, answer.instructions), repeat(RECORD_KEY))
+        same = all(map(eq, datas, held.copies))
+    except (RuntimeError, TypeError):  # a pile changed while read; metadata not a dict
         return None
     if not same:
         return None
