@@ -23,7 +23,13 @@ from perf._support import PNG, Convo  # type: ignore[import-not-found]
 from perf.test_mutation_purity import MUTATIONS  # type: ignore[import-not-found]
 from pydantic import BaseModel
 
-from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request, to_provider_messages
+from lionagi_turns import (
+    ContextBlock,
+    TurnRequest,
+    _compiler,
+    compile_chat_request,
+    to_provider_messages,
+)
 from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
 from lionagi_turns._cache_memo import _slots, prefix_digests, slot_count
 from lionagi_turns._cache_record import SegmentChanges, SentRecord, digest
@@ -34,6 +40,7 @@ from lionagi_turns._fast.switch import no_fast_path
 from lionagi_turns._history import action_result
 from lionagi_turns._profile import SEED_PROFILE
 from lionagi_turns._render import render_view
+from lionagi_turns.integration._cache import compile_for_prompt_cache
 
 
 class Answer(BaseModel):
@@ -49,12 +56,24 @@ def lookup(term: str) -> str:
     return term
 
 
+def convert(amount: float) -> float:
+    """Convert an amount.
+
+    Args:
+        amount: the amount
+    """
+    return amount
+
+
 def outcome(
-    branch: Branch, request: TurnRequest, tools: list[Any] | None = None
+    branch: Branch,
+    request: TurnRequest,
+    tools: list[Any] | None = None,
+    react: list[Any] | None = None,
 ) -> tuple[Any, ...]:
     """Everything one prompt-cache compile produced, or the error's type and text."""
     try:
-        result = compile_cached(branch, request, tools)
+        result = compile_cached(branch, request, tools, react_context=react)
     except Exception as exc:
         return ("error", type(exc).__name__, str(exc))
     return (
@@ -66,11 +85,16 @@ def outcome(
     )
 
 
-def both(branch: Branch, request: TurnRequest, tools: list[Any] | None = None) -> Any:
+def both(
+    branch: Branch,
+    request: TurnRequest,
+    tools: list[Any] | None = None,
+    react: list[Any] | None = None,
+) -> Any:
     """The memo-on outcome, after checking it equals the memo-off one."""
-    fast = outcome(branch, request, tools)
+    fast = outcome(branch, request, tools, react)
     with no_fast_path():
-        slow = outcome(branch, request, tools)
+        slow = outcome(branch, request, tools, react)
     assert fast == slow
     return fast
 
@@ -144,6 +168,63 @@ def test_a_recorded_history_sends_what_was_sent() -> None:
     outcome_ = both(convo.branch, request(convo.branch))
     texts = [m["content"] for m in outcome_[1]]
     assert "second, as sent" in texts and "first, as sent" in texts
+
+
+def test_the_next_turn_resumes_and_a_record_edit_walks_in_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walks: list[int] = []
+    real = _compiler.project_history
+
+    def counted(branch: Branch, view: Any) -> Any:
+        walks.append(len(view))
+        return real(branch, view)
+
+    monkeypatch.setattr(_compiler, "project_history", counted)
+    convo = recorded_convo()
+    req = request(convo.branch)
+    compile_cached(convo.branch, req, None)
+    compile_cached(convo.branch, req, None)
+    convo.branch.msgs.add_message(instruction=compile_cached(convo.branch, req, None)
+                                  .compiled.instruction)
+    convo.branch.msgs.add_message(assistant_response="four")
+    walks.clear()
+    both(convo.branch, request(convo.branch))  # grown only: resumed (the slow compile walks)
+    assert len(walks) == 1
+    convo.i2.metadata[RECORD_KEY]["text"] = "edited"
+    walks.clear()
+    both(convo.branch, request(convo.branch))  # a record changed: both walk in full
+    assert len(walks) == 2
+
+
+def test_react_calls_between_plain_compiles() -> None:
+    item = {"task": "shared"}
+    branch = Branch(system="S.")
+    for n in range(3):
+        ins = branch.msgs.add_message(instruction=f"q{n}", context=[item, f"own {n}"])
+        sent_as(ins, f"q{n}, as sent", first=n == 0)
+        branch.msgs.add_message(assistant_response=f"a{n}")
+    req = TurnRequest(
+        instruction=branch.msgs.create_instruction(instruction="now", context=[item])
+    )
+    for items in (None, [item], None, [item], [item], None):
+        both(branch, req, None, items)
+
+
+def test_the_call_surface_compile_under_growth() -> None:
+    branch = Branch(system="You are terse.", tools=[lookup])
+    for i in range(6):
+        req = request(branch, f"q{i}", context_blocks=(ContextBlock("notes", f"n{i % 2}"),))
+        fast = compile_for_prompt_cache(branch, req)
+        with no_fast_path():
+            slow = compile_for_prompt_cache(branch, req)
+        assert to_provider_messages(fast[0]) == to_provider_messages(slow[0])
+        assert fast[1] == slow[1] and fast[1].previous_end == slow[1].previous_end
+        assert fast[0].instruction.to_dict() == slow[0].instruction.to_dict()
+        branch.msgs.add_message(instruction=fast[0].instruction)
+        branch.msgs.add_message(assistant_response=f"a{i}")
+        if i == 2:
+            branch.register_tools(convert)  # the stable segment changes
 
 
 # --------------------------------------------------------------------------- in-place edits
