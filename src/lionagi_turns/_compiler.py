@@ -61,6 +61,7 @@ from ._durable import durable_instruction
 from ._fast import cache as _cache
 from ._fast import resume as _resume
 from ._fast import switch as _switch
+from ._fast.history import render_history
 from ._fold import Encoding, FoldParts, FoldPlan, guidance_text
 from ._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from ._profile import SEED_PROFILE, CompileProfile, _durable_only
@@ -474,14 +475,25 @@ def _render_current(
     context: list[Any] | None,
     fold: FoldParts | None,
 ) -> tuple[Content, Encoding | None]:
+    options = profile.current_options(branch, request)
     with naming_record(_current_record(request)):
+        if (
+            fold is None
+            and context is None
+            and profile.results_section is None
+            and not options.tool_schemas
+            and options.response_format is None
+            and options.structure is None
+            and _switch.fast_path_enabled()
+        ):  # a durable view: exactly render_instruction(content, results=pending)
+            return render_history(request.instruction.content, projection.pending), None
         return render_view(
             request.instruction.content,
             results=projection.pending,
             context=context,
             fold=fold.text if fold is not None else "",
             section=fold.context if fold is not None else "",
-            options=profile.current_options(branch, request),
+            options=options,
             results_section=profile.results_section,
         )
 

@@ -93,10 +93,13 @@ class DurableInstructionContent:
 
     def to_instruction_content(self) -> InstructionContent:
         """A lionagi InstructionContent with these fields and no call options."""
+        return self._content(copy.deepcopy(self.guidance), copy.deepcopy(self.prompt_context))
+
+    def _content(self, guidance: Any, prompt_context: list[Any]) -> InstructionContent:
         return InstructionContent(
             instruction=self.instruction,
-            guidance=copy.deepcopy(self.guidance),
-            prompt_context=copy.deepcopy(self.prompt_context),
+            guidance=guidance,
+            prompt_context=prompt_context,
             plain_content=self.plain_content,
             images=list(self.images),
             image_detail=self.image_detail,
@@ -116,7 +119,10 @@ def durable_instruction(source: Instruction) -> Instruction:
             f"durable_instruction needs a lionagi Instruction with InstructionContent, got a "
             f"{what}; build one with branch.msgs.create_instruction(instruction=...)"
         )
-    content = DurableInstructionContent.from_instruction(source.content).to_instruction_content()
-    # deep=True: lionagi's Message.__deepcopy__ gives the copy its own (empty) render cache, so
-    # rendering the copy never writes into the source's private state.
-    return source.model_copy(deep=True, update={"content": content})
+    durable = DurableInstructionContent.from_instruction(source.content)  # deep-copied values
+    # The durable values are this call's own copies, so the content takes them as they are.
+    content = durable._content(durable.guidance, durable.prompt_context)
+    # A deep copy (lionagi's Message.__deepcopy__ gives the copy its own, empty render cache, so
+    # rendering the copy never writes into the source's private state) in which the source's
+    # content is the durable one: the memo maps it, so it is never copied itself.
+    return copy.deepcopy(source, {id(source.content): content})

@@ -27,9 +27,14 @@ def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
     deep-copied, so mutating the result never changes ``compiled`` (text is immutable and
     shared as it is)."""
     roles = _ROLE_TEXT.get
+    user, assistant = MessageRole.USER, MessageRole.ASSISTANT
     return [
         {
-            "role": roles(id(m.role)) or str(m.role.value),
+            "role": _USER
+            if (role := m.role) is user
+            else _ASSISTANT
+            if role is assistant
+            else roles(id(role)) or str(role.value),
             "content": m.content if type(m.content) is str else copy.deepcopy(m.content),
         }
         for m in compiled.messages
@@ -37,8 +42,10 @@ def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
 
 
 # str(role.value) per role member, found by identity (members are singletons; an Enum's own
-# hash and ``.value`` are Python-level calls)
+# hash and ``.value`` are Python-level calls); the two roles compiled messages carry are
+# tested first.
 _ROLE_TEXT = {id(role): str(role.value) for role in MessageRole}
+_USER, _ASSISTANT = str(MessageRole.USER.value), str(MessageRole.ASSISTANT.value)
 
 
 def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:
