@@ -404,3 +404,38 @@ def test_a_dropped_branch_is_not_kept_alive() -> None:
     gc.collect()
     assert probe() is None
     assert key not in _memory._values
+
+
+class _Counting:
+    """``chars``, counting the texts it is asked about."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def __call__(self, text: str) -> int:
+        self.texts.append(text)
+        return len(text)
+
+
+@pytest.mark.parametrize("name", ["history", "results", "both"])
+def test_a_bounded_next_turn_measures_only_what_is_new(name: str) -> None:
+    """Under budgets, a resumed next turn measures the new turns' texts only (sizes of the
+    unchanged turns, and the entries of turns dropped again, are the remembered ones), and
+    sends and records exactly what the memory-off compile does, as the drop boundary moves."""
+    budgets = BUDGETS[name]
+    b = _history(12)
+    measure = _Counting()
+    before = 0
+    for i in range(12, 20):
+        now = _now(b, f"turn {i}")
+        on = compile_chat_request(b, TurnRequest(instruction=now), budgets=budgets,
+                                  measure=measure)
+        counted = len(measure.texts)
+        with no_fast_path():
+            off = compile_chat_request(b, TurnRequest(instruction=now), budgets=budgets,
+                                       measure=measure)
+        assert (on.messages, on.bounds) == (off.messages, off.bounds)
+        if i > 12:  # resumed: far fewer texts than the full measurement the off compile made
+            assert counted - before < (len(measure.texts) - counted) / 2
+        before = len(measure.texts)
+        _turn(b, i)

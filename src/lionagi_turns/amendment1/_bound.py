@@ -18,13 +18,14 @@ projection the pipeline renders):
 
 Memory (``_memory``, one value per live branch; only with the fast path on and no ReAct
 items): ``commit()``, called once the pipeline succeeded, keeps what this call made of each kept
-turn — its id strings, its entry's source ids, its budget decision and its output turn object.
-The next call takes a turn's part from there only when the turn is the very object the
-remembered call was
-given (the pipeline hands back the same turn objects only while every record and content
-behind them is unchanged, and never mutates a turn it handed out — ``_fast/resume``), and its
-output turn object only when the budget decisions for it (results cut, marker) are also the
-same. Everything taken is what this call would derive again, so the output and the records
+turn — its id strings, its entry's source ids, its budget decision and its output turn object —
+and, under budgets, what it measured (each turn's history size, each entry's result sizes, the
+dropped turns' entries). The next call takes a turn's part from there only when the turn is the
+very object the remembered call was given (the pipeline hands back the same turn objects only
+while every record and content behind them is unchanged, and never mutates a turn it handed
+out — ``_fast/resume``); its output turn object only when the budget decisions for it (results
+cut, marker) are also the same; a size only for the same ``measure`` object (a function of its
+text). Everything taken is what this call would derive again, so the output and the records
 are identical with the memory on or off; an unchanged turn keeps its output turn object, which
 lets the pipeline reuse its rendering.
 """
@@ -34,7 +35,7 @@ from __future__ import annotations
 import operator
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain
 from typing import Any
 
@@ -56,6 +57,7 @@ __all__ = ("Bound", "results_section")
 
 _Pair = tuple[dict[str, Any], ActionResponse]
 _Derived = tuple[tuple[_Pair, ...], tuple[ActionResponse, ...]]  # rendered pairs, all sources
+_Weighed = tuple[_Derived, tuple[int, ...]]  # and each rendered result's size
 _UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
 
 
@@ -92,6 +94,21 @@ class _Memo:
     history_ends: array[int]
     sources: tuple[str, ...]
     source_ends: array[int]
+    measured: _Measured | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Measured:
+    """What a call with a budget measured, for the next call with the same ``measure`` (the
+    caller's object, compared by identity; None: o200k — a measure is a function of its text).
+    The lists are aligned with the call's turns (None: that turn was not measured)."""
+
+    measure: Any
+    turn_sizes: list[int] | None = None  # history budget: each turn's history size
+    dropped: int = 0  # whole turns (groups) the history budget dropped
+    truncated: tuple[LeftOut, ...] = ()  # their records' entries
+    truncated_ends: array[int] = field(default_factory=lambda: array("q"))  # per group
+    entries: list[_Weighed | None] | None = None  # tool_results budget: per turn
 
 
 @dataclass(slots=True)
@@ -104,12 +121,14 @@ class Bound:
     budgets: SectionBudgets
     meter: Meter
     react: bool = False
+    measure: Any = None  # the caller's ``measure`` (None: o200k), the key of what was measured
     exclusions: tuple[LeftOut, ...] = ()
     truncated: tuple[LeftOut, ...] = ()
     history_kept: tuple[str, ...] = ()
     results_kept: tuple[str, ...] = ()
     results_left: tuple[LeftOut, ...] = ()
     _memo: _Memo | None = field(default=None, repr=False)
+    _measured: _Measured | None = field(default=None, repr=False)
 
     def commit(self) -> None:
         """Remember this call's decisions for the branch's next compile (once the pipeline
@@ -125,25 +144,32 @@ class Bound:
         branch = self.branch
         self.exclusions = view_exclusions(branch, request.progression).left_out
         turns = projected.turns
-        first = self._history_start(projected, request)
         remember = not self.react and _switch.fast_path_enabled()
         memo: _Memo | None = _memory.recall(branch) if remember else None
+        same = _same_prefix(turns, memo.turns) if memo is not None else 0
+        measured = memo.measured if memo is not None else None
+        if measured is not None and measured.measure is not self.measure:
+            measured = None
+        self._measured = _Measured(self.measure) if remember else None
+        first = self._history_start(projected, request, measured, same, memo)
 
         # [lo, hi): the kept turns the memory holds unchanged (memo-relative [a, b)).
         lo = hi = first
         a = b = 0
         if memo is not None:
             lo = max(first, memo.first)
-            hi = max(lo, _same_prefix(turns, memo.turns))
+            hi = max(lo, same)
             a, b = lo - memo.first, hi - memo.first
         head, tail = turns[first:lo], turns[hi:]
-        pending = _dedup(request.instruction, projected.pending, projected.pending_sources)
         # Every kept turn's entry is derived only when the tool_results budget weighs them all.
-        derived = None
+        table = derived = weighed = None
         if self.budgets.tool_results is not None:
-            derived = list(map(_derive, turns[first:]))
+            table, derived = self._derived(turns, first, measured, same)
+        pending = _dedup(request.instruction, projected.pending, projected.pending_sources)
+        if table is not None and derived is not None:
+            weighed = self._weighed(table, derived, first)
 
-        cuts, pending_cut, start = self._results_cut(derived, pending)
+        cuts, pending_cut, start = self._results_cut(weighed, pending)
         if memo is not None and a < b and cuts is None and memo.cuts is None:
             # every reused turn's decision is _UNCUT now and was then: its output turn stands
             out = _spliced(list(map(_uncut, head)), memo.out, a, b, list(map(_uncut, tail)))
@@ -199,6 +225,7 @@ class Bound:
                 history_ends=history_ends,
                 sources=sources,
                 source_ends=source_ends,
+                measured=self._measured,
             )
             if remember
             else None
@@ -207,53 +234,131 @@ class Bound:
 
     # --------------------------------------------------------------------------- history
 
-    def _history_start(self, projected: Projection, request: SeedRequest) -> int:
-        """Index in ``projected.turns`` of the first kept turn; sets ``truncated``."""
+    def _history_start(
+        self,
+        projected: Projection,
+        request: SeedRequest,
+        measured: _Measured | None,
+        same: int,
+        memo: _Memo | None,
+    ) -> int:
+        """Index in ``projected.turns`` of the first kept turn; sets ``truncated``. Sizes and
+        entries ``measured`` for the first ``same`` turns (the remembered call's very turn
+        objects, so the same records, contents and revisions) are taken, not measured again."""
         self.truncated = ()
         if self.budgets.history is None:
             return 0
+        turns = projected.turns
         groups = _groups(projected)
-        start = keep_newest([self._size(g) for g in groups], self.budgets.history)
+        known = measured.turn_sizes if measured is not None else None
+        reused = min(same, len(known)) if known is not None else 0
+        sizes = known[:reused] if known is not None else []
+        sizes += map(self._turn_size, turns[reused:])  # in view order, as the walk measures
+        if self._measured is not None:
+            self._measured = replace(self._measured, turn_sizes=sizes)
+        totals = []
+        end = 0
+        for group in groups:
+            totals.append(sum(sizes[end : end + len(group)]))
+            end += len(group)
+        start = keep_newest(totals, self.budgets.history)
         if not start:
             return 0
-        branch = self.branch  # the records of the dropped turns (the walk omits requests)
-        split = split_turns(select_ids(branch, request.progression), branch.msgs.messages)
-        if len(groups) != len(split.turns):  # pragma: no cover - one partition, two walks
-            raise AssertionError("history turns disagree with the projection")
-        self.truncated = tuple(
-            LeftOut(str(r.id), "truncated", self.meter.record(r))
-            for t in split.turns[:start]
-            for r in t.records
-        )
+        # the dropped turns the remembered call dropped too keep their entries
+        kept_groups = 0
+        if measured is not None and memo is not None and (memo.first < same or memo.first == 0):
+            kept_groups = min(start, measured.dropped)
+        ends = measured.truncated_ends[:kept_groups] if measured is not None else array("q")
+        left = measured.truncated[: ends[-1]] if kept_groups and measured is not None else ()
+        if start > kept_groups:  # the records of the newly dropped turns (the walk omits requests)
+            fresh: list[LeftOut] = []
+            for t in self._records(groups, kept_groups, start, request):
+                fresh.extend(
+                    LeftOut(str(r.id), "truncated", self.meter.record(r)) for r in t.records
+                )
+                ends.append(len(left) + len(fresh))
+            left += tuple(fresh)
+        self.truncated = left
+        if self._measured is not None:
+            self._measured = replace(
+                self._measured, dropped=start, truncated=left, truncated_ends=ends
+            )
         return sum(len(g) for g in groups[:start])
 
-    def _size(self, group: list[Turn]) -> int:
-        """A whole turn's history size: its instruction rendered durably (its own prompt
-        context, ReAct items in; no fold, no results) and its assistant run as it renders."""
-        size = 0
-        for turn in group:
-            if isinstance(turn, InstructionTurn):
-                with naming_record(_history_record(turn)):
-                    size += self.meter.instruction(turn.message)
-            else:
-                size += self.meter.text(_assistant_text(turn))
-        return size
+    def _records(
+        self, groups: list[list[Turn]], begin: int, end: int, request: SeedRequest
+    ) -> list[Any]:
+        """The whole turns (``_turns.split_turns``) of ``groups[begin:end]``, read from the
+        part of the (valid) view they lie in: from just after the instruction before them —
+        whose assistant run, also there, is the lead turn dropped here — to the instruction
+        after them (the action records before it are its own)."""
+        branch = self.branch
+        ids = select_ids(branch, request.progression)
+        before = groups[begin - 1][0] if begin else None
+        low = before.position + 1 if isinstance(before, InstructionTurn) else 0
+        after = groups[end][0] if end < len(groups) else None
+        high = after.position if isinstance(after, InstructionTurn) else len(ids)
+        turns = split_turns(ids[low:high], branch.msgs.messages).turns
+        if begin and turns and turns[0].instruction is None:
+            del turns[0]  # the assistant run of groups[begin - 1]
+        if len(turns) != end - begin:  # pragma: no cover - one partition, two walks
+            raise AssertionError("history turns disagree with the projection")
+        return turns
+
+    def _turn_size(self, turn: Turn) -> int:
+        """One turn's share of its whole turn's history size (``_size``)."""
+        if isinstance(turn, InstructionTurn):
+            with naming_record(_history_record(turn)):
+                return self.meter.instruction(turn.message)
+        return self.meter.text(_assistant_text(turn))
 
     # ---------------------------------------------------------------------- tool_results
 
+    def _derived(
+        self, turns: list[Turn], first: int, measured: _Measured | None, same: int
+    ) -> tuple[list[_Weighed | None], list[_Derived]]:
+        """Every turn's remembered entry and sizes (the first ``same`` turns', when the
+        remembered call weighed them), and each kept turn's entry (derived where not)."""
+        known = measured.entries if measured is not None else None
+        reused = min(same, len(known)) if known is not None else 0
+        table: list[_Weighed | None] = known[:reused] if known is not None else []
+        table += [None] * (len(turns) - reused)
+        derived = [
+            w[0] if (w := table[i]) is not None else _derive(turns[i])
+            for i in range(first, len(turns))
+        ]
+        return table, derived
+
+    def _weighed(
+        self, table: list[_Weighed | None], derived: list[_Derived], first: int
+    ) -> list[_Weighed]:
+        """Each kept turn's entry with its results' sizes, measured in view order where
+        ``table`` has none; ``table`` is what the next call may take."""
+        out: list[_Weighed] = []
+        for i, entry in enumerate(derived, first):
+            w = table[i]
+            if w is None:
+                w = entry, tuple(self.meter.text(result_entry(r)) for r, _ in entry[0])
+                table[i] = w
+            out.append(w)
+        if self._measured is not None:
+            self._measured = replace(self._measured, entries=table)
+        return out
+
     def _results_cut(
-        self, derived: list[_Derived] | None, pending: tuple[_Pair, ...]
+        self, weighed: list[_Weighed] | None, pending: tuple[_Pair, ...]
     ) -> tuple[list[tuple[int, str]] | None, tuple[int, str], int]:
         """Each kept turn's (results cut, marker) — None when every one is ``_UNCUT`` — the
         pending entry's, and how many of the oldest rendered results the tool_results budget
         drops; sets ``results_left``."""
         budget = self.budgets.tool_results
         self.results_left = ()
-        if budget is None or derived is None:
+        if budget is None or weighed is None:
             return None, _UNCUT, 0
-        entries = [*(pairs for pairs, _ in derived), pending]
+        entries = [*(pairs for (pairs, _), _ in weighed), pending]
         items = [source for pairs in entries for _, source in pairs]
-        sizes = [self.meter.text(result_entry(r)) for pairs in entries for r, _ in pairs]
+        sizes = [size for _, sized in weighed for size in sized]
+        sizes += (self.meter.text(result_entry(r)) for r, _ in pending)
         start = keep_newest(sizes, budget)
         if not start:
             return None, _UNCUT, 0

@@ -27,7 +27,10 @@ Passes (ADR-0007 D2 §6 steps 1-4; the pipeline's own passes are not copied):
    are measured, and refuse with ``SectionBudgetRefused`` carrying all five records.
 
 No I/O, no provider call, no write to the branch. ``measure`` counts tokens of a text (default
-o200k, ``lionagi_turns._measure.count_tokens``); only a section with a budget is measured.
+o200k, ``lionagi_turns._measure.count_tokens``); only a section with a budget is measured. It
+must be a function of its text: the sizes of unchanged turns are remembered between compiles of
+one branch made with the same ``measure`` object (``_bound``), so a next turn measures only the
+new texts.
 """
 
 from __future__ import annotations
@@ -80,10 +83,11 @@ def compile_chat_request(
     """Compile ``request`` against ``branch`` under Amendment 1 (see the module passes).
 
     ``budgets``: per-section token budgets (None: all unbounded). ``measure``: tokens of a text
-    (None: o200k). ``react_context``: the caller's context items of the running ReAct turn
-    (None or empty: no ReAct step). Raises the default profile's errors, ``ValueError`` for a
-    non-material block and ``SectionBudgetRefused`` for a system or instruction section over
-    its budget, before producing any output.
+    (None: o200k), a function of the text (its counts for unchanged turns are reused by the
+    branch's next compiles with the same object). ``react_context``: the caller's context
+    items of the running ReAct turn (None or empty: no ReAct step). Raises the default
+    profile's errors, ``ValueError`` for a non-material block and ``SectionBudgetRefused`` for
+    a system or instruction section over its budget, before producing any output.
     """
     if not isinstance(request, TurnRequest):
         raise TypeError(
@@ -108,7 +112,7 @@ def compile_chat_request(
         context_blocks=tuple(blocks),
         provider_kwargs=request.provider_kwargs,
     )
-    state = Bound(branch, budgets, meter, react=bool(react_context))
+    state = Bound(branch, budgets, meter, react=bool(react_context), measure=measure)
     profile = CompileProfile(
         name="adr-0007-amendment-1",
         bound=state,

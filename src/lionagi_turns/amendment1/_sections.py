@@ -19,7 +19,9 @@ D2 §5's ``tool_results`` block.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 from lionagi.ln import json_dumps
@@ -42,6 +44,7 @@ __all__ = (
     "tool_results_block",
 )
 
+_REASON = attrgetter("reason")
 TOOL_RESULTS_BEGIN = "LIONAGI_TOOL_RESULTS_JSON"
 TOOL_RESULTS_END = "END_LIONAGI_TOOL_RESULTS_JSON"
 
@@ -53,12 +56,10 @@ def marker(section: str, left_out: int, reason: str) -> str:
 
 def marker_lines(section: str, left_out: Sequence[LeftOut]) -> str:
     """One marker per reason present, in vocabulary order; ``""`` when nothing was left out."""
-    lines = []
-    for reason in LEFT_OUT_REASONS:
-        n = sum(1 for entry in left_out if entry.reason == reason)
-        if n:
-            lines.append(marker(section, n, reason))
-    return "\n".join(lines)
+    counts = Counter(map(_REASON, left_out))
+    return "\n".join(
+        marker(section, counts[reason], reason) for reason in LEFT_OUT_REASONS if counts[reason]
+    )
 
 
 def block_entry(block: ContextBlock) -> dict[str, str]:
