@@ -16,6 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lionagi import Branch
 from lionagi.ln.concurrency.utils import _is_coro_func_cached
 from lionagi.protocols.messages import Instruction, MessageRole
@@ -567,3 +569,75 @@ def test_concurrent_compiles_of_one_branch() -> None:
         t.join()
     assert not errors
     assert all(r == expected for r in results)
+
+
+# --------------------------------------------------------------------------- property
+
+
+def _grow(c: Convo, i: int) -> None:
+    req = request(c.branch, f"q{i}")
+    c.branch.msgs.add_message(instruction=compile_cached(c.branch, req, None).compiled.instruction)
+    c.branch.msgs.add_message(assistant_response=f"a{i}")
+
+
+def _older_instruction(c: Convo, i: int) -> Instruction:
+    instructions = [m for m in c.branch.msgs.messages if isinstance(m, Instruction)]
+    return instructions[i % len(instructions)]
+
+
+def _record_text(c: Convo, i: int) -> None:
+    record = _older_instruction(c, i).metadata.get(RECORD_KEY)
+    if record is not None:
+        record["text"] = f"edited {i}"
+
+
+def _record_drop(c: Convo, i: int) -> None:
+    _older_instruction(c, i).metadata.pop(RECORD_KEY, None)
+
+
+def _record_copy(c: Convo, i: int) -> None:
+    source = _older_instruction(c, i + 1).metadata.get(RECORD_KEY)
+    if source is not None:
+        _older_instruction(c, i).metadata[RECORD_KEY] = copy.deepcopy(source)
+
+
+def _content_edit(c: Convo, i: int) -> None:
+    _older_instruction(c, i).content.prompt_context.append({"edit": i})
+
+
+def _view_toggle(c: Convo, i: int) -> None:
+    if "current_progression" in c.branch.metadata:
+        del c.branch.metadata["current_progression"]
+    else:
+        ids = list(c.branch.msgs.progression)
+        c.branch.metadata["current_progression"] = ids[: max(2, len(ids) - 2)]
+
+
+def _pile_replace(c: Convo, i: int) -> None:
+    old = _older_instruction(c, i)
+    twin = old.model_copy(deep=True)
+    if RECORD_KEY in twin.metadata:
+        twin.metadata[RECORD_KEY]["text"] = f"twin {i}"
+        twin.metadata[RECORD_KEY]["messages"] = i
+    c.branch.msgs.messages.collections[old.id] = twin
+
+
+STEPS: dict[str, Callable[[Convo, int], None]] = {
+    "pile-replace": _pile_replace,
+    "grow": _grow,
+    "record-text": _record_text,
+    "record-drop": _record_drop,
+    "record-copy": _record_copy,
+    "content-edit": _content_edit,
+    "view-toggle": _view_toggle,
+}
+
+
+@given(st.lists(st.tuples(st.sampled_from(list(STEPS)), st.integers(0, 9)), max_size=6))
+def test_any_sequence_of_growth_and_edits(steps: list[tuple[str, int]]) -> None:
+    convo = recorded_convo()
+    req = request(convo.branch)
+    both(convo.branch, req)
+    for name, i in steps:
+        STEPS[name](convo, i)
+        both(convo.branch, req)
