@@ -1962,3 +1962,63 @@ def test_amendment1_caller_edits_do_not_reach_the_next_compile() -> None:
             parts[0]["text"] = "tampered"
             parts.append({"type": "text", "text": "appended"})
         assert _a1_with(b, request, budgets, len) == expected
+
+
+def test_system_set_and_cleared_by_attribute_only() -> None:
+    """``branch.msgs.system`` assigned without touching the pile: the view and every record
+    are unchanged, yet the fold and the first-record rule follow the attribute."""
+    from lionagi.protocols.messages import System
+
+    b = Branch()
+    m = b.msgs
+    m.add_message(assistant_response="leading reply, allowed without a system")
+    add_turn(b, 1)
+    request = current(b)
+    check(b, request, rebuild=False)
+    m.system = System(content={"system_message": "Set by attribute."})
+    refused = check(b, request, rebuild=False)
+    assert refused[:3] == ("error", "HistoryError",
+                           "First message in progression must be an Instruction or System")
+    m.system = None
+    check(b, request, rebuild=False)
+    b2 = Convo().branch
+    request2 = current(b2)
+    check(b2, request2, rebuild=False)
+    b2.msgs.system = None  # the System record stays in the pile and the view
+    cleared = check(b2, request2, rebuild=False)
+    assert "Be careful." not in str(cleared[2])
+    add_turn(b2, 2)
+    check(b2, request2, rebuild=False)
+
+
+
+def test_caller_edits_after_a_compile_that_kept_no_walk() -> None:
+    """A compile during which the pile changed keeps no walk of its own, so the next compile
+    resumes the walk before it; what the caller was handed by the compile in between must not
+    be that walk's own objects."""
+    convo = Convo()
+    b = convo.branch
+    view(b)
+    adding = [False]
+
+    def history_text(branch: Branch, turn: Any, rendered: Any) -> Any:
+        if adding[0]:
+            adding[0] = False
+            branch.msgs.messages.include(Instruction(content={"instruction": "outside view"}))
+        return rendered
+
+    profile = CompileProfile(name="t", reuse="store-skipped", history_text=history_text)
+    request = current(b)
+    compile_traced(b, request, profile=profile)  # the walk the later compiles resume
+    add_turn(b, 1)
+    adding[0] = True
+    between = compile_traced(b, request, profile=profile)  # the pile grows meanwhile
+    assert between.reused > 0
+    for message in between.compiled.messages:
+        if isinstance(message.content, list):
+            message.content[0]["text"] = "tampered"
+            message.content[1]["image_url"]["url"] = "tampered"
+    for part in between.rendered:
+        if isinstance(part.content, list):
+            part.content.append({"type": "text", "text": "appended"})
+    assert traced_check(b, request, profile)[0] == "ok"
