@@ -480,12 +480,13 @@ def _render_current(
         if (
             fold is None
             and context is None
-            and profile.results_section is None
+            and (profile.results_section is None or not projection.pending)
             and not options.tool_schemas
             and options.response_format is None
             and options.structure is None
             and _switch.fast_path_enabled()
-        ):  # a durable view: exactly render_instruction(content, results=pending)
+        ):  # a durable view (a results section renders nothing without results): exactly
+            # render_instruction(content, results=pending)
             return render_history(request.instruction.content, projection.pending), None
         return render_view(
             request.instruction.content,
