@@ -2022,3 +2022,42 @@ def test_caller_edits_after_a_compile_that_kept_no_walk() -> None:
         if isinstance(part.content, list):
             part.content.append({"type": "text", "text": "appended"})
     assert traced_check(b, request, profile)[0] == "ok"
+
+
+def test_react_calls_between_plain_compiles_of_the_other_profiles() -> None:
+    item = {"task": "shared"}
+    b = Branch(system="S.")
+    for n in range(3):
+        b.msgs.add_message(instruction=f"q{n}", context=[item, f"own {n}"])
+        b.msgs.add_message(assistant_response=f"a{n}")
+    instruction = b.msgs.create_instruction(instruction="now", context=[item])
+    plans: list[list[Any] | None] = [None, [item], None, [item], None]
+
+    def cached(items: list[Any] | None) -> tuple[Any, ...]:
+        try:
+            result = compile_cached(b, TurnRequest(instruction=instruction), None,
+                                    react_context=items)
+        except Exception as exc:
+            return error_outcome(exc)
+        return ("ok", to_provider_messages(result.compiled), result.layout)
+
+    def a1(items: list[Any] | None) -> tuple[Any, ...]:
+        try:
+            compiled = amendment1.compile_chat_request(
+                b, amendment1.TurnRequest(instruction=instruction), measure=len,
+                budgets=amendment1.SectionBudgets(history=2000), react_context=items)
+        except Exception as exc:
+            return error_outcome(exc)
+        return ("ok", copy.deepcopy(compiled.messages), compiled.bounds)
+
+    for observe in (cached, a1):
+        seen = []
+        for step, items in enumerate(plans):
+            fast = observe(items)
+            with no_fast_path():
+                assert fast == observe(items)
+            seen.append(fast)
+            if step == 2:
+                b.msgs.add_message(instruction="more", context=[item])
+                b.msgs.add_message(assistant_response="reply")
+        assert seen[0] != seen[1] and seen[3] != seen[4]
