@@ -76,7 +76,11 @@ _TRACKED_KINDS = (Instruction, ActionResponse)  # the records whose content valu
 @dataclass(frozen=True, slots=True)
 class Walk:
     """One successful compile's walk of a branch (module rules); every field is a private
-    copy, never changed after it is built.
+    copy, never changed after it is built, except ``ids``.
+
+    ``ids`` holds the integers of the view's ids; one set is shared along a chain of resumed
+    walks and only grows, so it may also hold ids of a later walk of the chain: such an id
+    makes a resume walk in full (a false "repeated id"), never the reverse.
 
     ``history`` holds the rendered parts of the bounded projection's turns (the current
     instruction's excluded) and ``messages`` the compiled messages they produced, in order;
@@ -93,7 +97,7 @@ class Walk:
     records: tuple[Any, ...]
     contents: tuple[Any, ...]
     revisions: tuple[int, ...]
-    ids: frozenset[int]
+    ids: set[int]
     tracked: int
     projected: Projection
     projection: Projection
@@ -220,10 +224,15 @@ def store(
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     if list(pile) != snap.keys or not all(map(is_, pile.values(), snap.values)):
         return
-    if not set(map(type, snap.revisions)) <= {int}:
-        return
     start = len(previous.view) if previous is not None else 0
+    if not set(map(type, snap.revisions[start:])) <= {int}:  # the previous walk's are ints
+        return
     view = snap.view
+    if previous is not None:
+        ids = previous.ids  # shared along the chain: only ever grows (see Walk)
+        ids.update(uid.int for uid in view[start:])
+    else:
+        ids = {uid.int for uid in view}
     walk = Walk(
         key=key,
         keys=snap.keys,
@@ -232,9 +241,7 @@ def store(
         records=snap.records,
         contents=snap.contents,
         revisions=snap.revisions,
-        ids=previous.ids.union(uid.int for uid in view[start:])
-        if previous is not None
-        else frozenset(uid.int for uid in view),
+        ids=ids,
         tracked=_tracked(snap.records, snap.contents, start),
         projected=projected,
         projection=projection,
