@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 
 from ._cache_memo import ViewRecords, prefix_digests, view_records
+from ._cache_memo import tool_section as memo_tool_section
 from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
 from ._compiler import compile_traced
 from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
@@ -132,7 +133,7 @@ def _compile_cached(
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     schemas = list(tool_schemas or ())
-    stable = tuple(s for s in (system_text, tool_section(schemas)) if s)
+    stable = tuple(s for s in (system_text, memo_tool_section(branch, schemas, tool_section)) if s)
     if tool_schemas is None:
         stable = records.stable_blocks or tuple(s for s in (system_text,) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
@@ -144,8 +145,11 @@ def _compile_cached(
         later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
+    referenced: list[Any] = []  # the tool references the current instruction rendered
+
     def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
         refs = _tool_refs(list(request.tool_schemas), registered)
+        referenced.append(refs)
         return CallOptions(refs, request.response_format, request.structure)
 
     profile = CompileProfile(
@@ -161,13 +165,22 @@ def _compile_cached(
     )
     trace = compile_traced(branch, request, profile=profile, react_context=react_context)
     current = trace.rendered[-1].content
-    # The durable view this instruction renders as history in a request like this one (the
-    # ReAct step shortens its context there as it did here).
-    context = react_step(trace.projection, request.instruction.content, react_context)
-    with naming_record(f"current instruction, id {request.instruction.id}"):
-        durable_current, _ = render_view(
-            request.instruction.content, results=trace.projection.pending, context=context
-        )
+    if (
+        _switch.fast_path_enabled()
+        and trace.fold is None
+        and referenced == [[]]
+        and request.response_format is None
+        and request.structure is None
+    ):  # rendered with no call option and no fold: that is its durable view (render_view)
+        durable_current = current
+    else:
+        # The durable view this instruction renders as history in a request like this one
+        # (the ReAct step shortens its context there as it did here).
+        context = react_step(trace.projection, request.instruction.content, react_context)
+        with naming_record(f"current instruction, id {request.instruction.id}"):
+            durable_current, _ = render_view(
+                request.instruction.content, results=trace.projection.pending, context=context
+            )
 
     messages = trace.compiled.messages
     marks = {len(messages)}

@@ -26,6 +26,9 @@ this answer (so a compile reads each record once; else ``read_record(turn.messag
 is the very same text object (the render cache hands out the same object while a record is
 unchanged), along the answers that extend one another.
 
+``tool_section(branch, schemas, render)``: the stable segment's tool section, rendered again
+only when the schemas are not the same JSON data as last time (``_same_plain``).
+
 ``prefix_digests(branch, messages, marks)``: ``_cache_record.prefix_digests``, resumed from a
 chain state kept from the previous compile of the branch at the longest prefix its messages
 share with these (the same ``CompiledMessage`` objects, or ones whose digests are equal: the
@@ -54,7 +57,7 @@ import hashlib
 import threading
 import weakref
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
 from operator import attrgetter, eq, is_, is_not
@@ -73,7 +76,7 @@ if TYPE_CHECKING:
     from ._contracts import CompiledMessage
     from ._history import InstructionTurn
 
-__all__ = ("ViewRecords", "prefix_digests", "view_records")
+__all__ = ("ViewRecords", "prefix_digests", "tool_section", "view_records")
 
 _stamps = count(1)  # next() on a count is atomic under the GIL
 _metadata = attrgetter("metadata")
@@ -168,12 +171,13 @@ class _Chain:
 
 
 class _Slot:
-    __slots__ = ("chain", "held", "stamp")
+    __slots__ = ("chain", "held", "stamp", "tools")
 
     def __init__(self) -> None:
         self.held: _Held | None = None
         self.stamp: int | None = None  # the last answer's (also when it could not be held)
         self.chain: _Chain | None = None
+        self.tools: tuple[Any, str] | None = None  # (copy of the schemas, their section)
 
 
 _slots: dict[int, tuple[weakref.ref[Any], _Slot]] = {}
@@ -335,6 +339,45 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
     return _Held(
         extended, view, held.keys + keys, held.values + values, held.copies + copies
     )
+
+
+# --------------------------------------------------------------------------- tool section
+
+
+def tool_section(branch: Branch, schemas: list[Any], render: Callable[[list[Any]], str]) -> str:
+    """``render(schemas)``, kept with a copy of ``schemas`` and served again while the schemas
+    are the same JSON data as the copy: the same types (exactly), the same keys in the same
+    order, equal values (module contract; a float must be the same object or have the same
+    ``repr``, so ``-0.0`` is not ``0.0``)."""
+    if not schemas or not fast_path_enabled():
+        return render(schemas)
+    slot = _slot(branch)
+    kept = slot.tools
+    if kept is not None and _same_plain(schemas, kept[0]):
+        return kept[1]
+    text = render(schemas)
+    try:
+        slot.tools = (_plain_copy(schemas), text)
+    except _Unplain:
+        slot.tools = None
+    return text
+
+
+def _same_plain(live: Any, copy: Any) -> bool:
+    kind = type(live)
+    if kind is not type(copy):
+        return False
+    if kind is dict:
+        return (
+            len(live) == len(copy)
+            and list(live) == list(copy)
+            and all(map(_same_plain, live.values(), copy.values()))
+        )
+    if kind is list:
+        return len(live) == len(copy) and all(map(_same_plain, live, copy))
+    if kind is float:
+        return live is copy or repr(live) == repr(copy)
+    return bool(live == copy)  # str, int, bool, None: equal values of one exact type
 
 
 # --------------------------------------------------------------------------- digests

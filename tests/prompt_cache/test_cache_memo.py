@@ -229,6 +229,61 @@ def test_the_call_surface_compile_under_growth() -> None:
             branch.register_tools(convert)  # the stable segment changes
 
 
+def _schema(branch: Branch) -> dict[str, Any]:
+    return branch.acts.registry["lookup"].tool_schema  # type: ignore[no-any-return]
+
+
+TOOL_EDITS: dict[str, Callable[[Branch], None]] = {
+    "description": lambda b: _schema(b)["function"].__setitem__("description", "Other."),
+    "key-order": lambda b: _schema(b)["function"].__setitem__(
+        "description", _schema(b)["function"].pop("description")
+    ),
+    "int-to-float": lambda b: _schema(b)["function"].__setitem__("order", 1.0),
+    "negative-zero": lambda b: _schema(b)["function"].__setitem__("order", -0.0),
+    "list-to-tuple": lambda b: _schema(b)["function"]["parameters"].__setitem__(
+        "required", tuple(_schema(b)["function"]["parameters"]["required"])
+    ),
+    "nested-append": lambda b: _schema(b)["function"]["parameters"]["required"].append("x"),
+    "tool-added": lambda b: b.register_tools(convert),
+}
+
+
+@pytest.mark.parametrize("name", list(TOOL_EDITS))
+def test_in_place_edits_of_the_tool_set(name: str) -> None:
+    branch = Branch(system="You are terse.", tools=[lookup])
+    if name in ("int-to-float", "negative-zero"):
+        _schema(branch)["function"]["order"] = 1 if name == "int-to-float" else 0.0
+    req = request(branch)
+    both(branch, req, branch.acts.schema_list)
+    before = both(branch, req, branch.acts.schema_list)
+    TOOL_EDITS[name](branch)
+    after = both(branch, req, branch.acts.schema_list)
+    if name != "list-to-tuple":  # lionagi renders a tuple as it renders the list
+        assert after[2].stable != before[2].stable
+
+
+def test_the_current_instruction_with_and_without_call_options() -> None:
+    branch = Branch(system="You are terse.", tools=[lookup])
+    tools = list(branch.acts.schema_list)
+    plain = {"instruction": "q"}
+    variants = [
+        {},
+        {"tool_schemas": tuple(tools)},
+        {"tool_schemas": ({"type": "function", "function": {"name": "unregistered"}},)},
+        {"response_format": Answer},
+        {"context_blocks": (ContextBlock("notes", "first"),)},
+        {"context_blocks": (ContextBlock("notes", "later"),)},  # a later block: a fold
+    ]
+    for i, kwargs in enumerate(variants):
+        ins = branch.msgs.create_instruction(**plain, images=[PNG] if i % 2 else None)
+        req = TurnRequest(instruction=ins, **kwargs)  # type: ignore[arg-type]
+        result = both(branch, req, tools)
+        branch.msgs.add_message(instruction=compile_cached(branch, req, tools)
+                                .compiled.instruction)
+        branch.msgs.add_message(assistant_response=f"a{i}")
+        assert result[0] == "ok"
+
+
 # --------------------------------------------------------------------------- in-place edits
 
 
