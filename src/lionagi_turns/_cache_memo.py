@@ -60,7 +60,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress, count, islice, repeat
-from operator import attrgetter, eq, is_, is_not
+from operator import attrgetter, is_, is_not
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -299,9 +299,9 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
             return None
         if not all(map(is_, pile.values(), held.values)):
             return None
-        # every record equal to its copy (stops at the first that is not)
-        datas = map(dict.get, map(_metadata, answer.instructions), repeat(RECORD_KEY))
-        same = all(map(eq, datas, held.copies))
+        # every record equal to its copy
+        datas = tuple(map(dict.get, map(_metadata, answer.instructions), repeat(RECORD_KEY)))
+        same = datas == held.copies
     except (RuntimeError, TypeError):  # a pile changed while read; metadata not a dict
         return None
     if not same:
