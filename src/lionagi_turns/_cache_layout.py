@@ -32,6 +32,12 @@ instruction sends its recorded text (``history_text``), and the stable segment i
 ``stable_blocks``. Selection, the kind and ordering rules, their errors, the ReAct step and the
 empty-turn guard are the compiler's.
 
+Speed (``_cache_memo``, fast path only; the output is the same with it off): the view's records,
+the tool section and the prefix digests are carried over from the previous compile of the
+branch while what they were made from is unchanged, and the profile's ``reuse`` key is
+``("adr-0127", records.stamp)``, so the compiler resumes its previous walk exactly while the
+records it rendered from are unchanged (a new stamp drops the walk the old key reached).
+
 Purity: nothing stored is written; the record is attached to the compiled (new) instruction
 only, which lionagi records after a successful call.
 """

@@ -1,10 +1,12 @@
 """ADR-0127 profile memos: what a next turn of the prompt-cache profile reads and hashes anew.
 
-Two per-branch memos make the profile's own work on a next turn proportional to what is new.
-Each answer equals, always, the one computed afresh (``read_record`` on every instruction,
-``prefix_digests`` over every message); a memo only decides how much of it is recomputed.
+Per-branch memos make the profile's own work on a next turn proportional to what is new.
+Each answer equals, always, the one computed afresh (``read_record`` on every instruction, the
+tool section rendered, ``prefix_digests`` over every message); a memo only decides how much of
+it is recomputed.
 
-``view_records(branch, view)`` -> ``ViewRecords``: the ``SentRecord`` of each ``Instruction`` of
+``view_records(branch, view)`` -> ``(ViewRecords, stale)``: the ``SentRecord`` of each
+``Instruction`` of
 ``view`` (ids the pile lacks are skipped; the compiler refuses them) and from them ``last``,
 ``started`` (the first one holding the conversation's blocks) and ``stable_blocks`` (the latest
 truthy recorded stable segment). The previous answer for the same branch is extended, reading
@@ -16,7 +18,8 @@ only the view's new ids, when all of this holds:
 - every previous instruction's ``metadata[RECORD_KEY]`` equals (``==``) the copy taken when it
   was read (an edit in place, a replaced or removed record, a replaced ``metadata`` all show).
 
-Otherwise every record is read again and the answer gets a new ``stamp``. A ``stamp`` is kept
+Otherwise every record is read again and the answer gets a new ``stamp`` (``stale`` is then
+the branch's previous stamp, whose resumed walk the caller drops; else None). A ``stamp`` is kept
 only by an extension, so two compiles of a branch with equal stamps saw, for every record of
 the earlier one's view, equal records: the profile's ``CompileProfile.reuse`` key carries it,
 so a reused rendering of a historical instruction (``history_text``) is one made from the same
@@ -40,7 +43,8 @@ the records of the branch's pile as last read (strongly, as ``_fast.resume``'s w
 identity checks are pointer comparisons and an ``id`` is never recycled under them), record
 copies and compiled messages (plain data), nothing that refers to the branch: a dropped branch's
 slot goes in the collection that frees the branch. Slot fields are replaced whole, never updated
-in place; a chain state is copied before it is extended. Concurrent compiles of one branch each
+in place (except ``ViewRecords.checked``, whose entries are pure functions of their key); a
+chain state is copied before it is extended. Concurrent compiles of one branch each
 read one consistent previous answer and check it as above; the last writer's answer is kept.
 
 With the fast path off (``_fast.switch``) nothing is read from or written to a slot and every
