@@ -386,7 +386,7 @@ def _linearity(results: dict[int, dict[str, Sample]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--smoke", action="store_true", help="tiny sizes, 1 run; checks only")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs per size (default 3)")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per size (default 5)")
     parser.add_argument(
         "--large-runs", type=int, default=1, help=f"runs per size >= {LARGE} (default 1)"
     )

@@ -8,12 +8,15 @@ Rules (what makes resuming correct):
 - A ``Walk`` is what one successful compile of a branch walked under a profile with a
   ``reuse`` key: the view, its records, their content objects and ``_revision`` s, the
   projection before and after the profile's bound, and the rendered history parts and
-  messages. Walks are kept per branch (weakly: a dropped branch takes its walks with it) and per
-  ``reuse`` key, replaced whole after each successful compile, never changed; nothing is
-  written to any lionagi object.
+  messages. Walks are kept per branch (keyed by its identity through a weak reference: a
+  dropped branch's walks go in the collection that frees it) and per ``reuse`` key, replaced
+  whole after each successful compile, never changed (but ``Walk.ids``); nothing is written to
+  any lionagi object.
 - ``resume`` answers with the previous walk only when this compile's view *starts with* the
-  previous view and, at each of those positions, the pile holds the same record object with
-  the same content object at the same ``_revision``, and every content the projection read
+  previous view, the pile's keys and records (in pile order) start with the ones the walk
+  read — so each old id still names the same record object, found without hashing a UUID —,
+  each of those records holds the same content object at the same ``_revision``, and every
+  content the projection read
   there is one whose every in-place change lionagi's revision counter sees
   (``track.trackable``; while a record holding e.g. a list inside a tuple is in the view,
   every compile of the branch walks in full). Any progression edit, ``current_progression``
@@ -24,8 +27,9 @@ Rules (what makes resuming correct):
   error is the full walk's, with every defect of its kind.
 - Rendered parts are reused for the longest run of leading turns that are the very same turn
   objects as last time, after the profile's bound (``reuse_prefix``); a turn the new records
-  extend (an assistant run continued) is a new object, so it renders again. The fold target is
-  planned and rendered again on every compile and replaces its reused part.
+  extend (an assistant run continued) is a new object, so it renders again. The fold is
+  planned on every compile; its rendering is the walk's when the target is the same turn
+  object and the folded parts are equal, and it replaces the target's reused part.
 - List (multimodal) contents are copied on their way to the caller (``own_copy``), so a caller
   changing a compiled message never changes a later compile.
 - Only while the fast path is on (``switch``), never within a ReAct step's compile (it sets
@@ -33,8 +37,10 @@ Rules (what makes resuming correct):
 
 Limitation: as for the render cache, a write that bypasses lionagi's tracking
 (``object.__setattr__(content, ...)``, ``dict.__setitem__(tracked, ...)``) is not seen; switch
-the fast path off if code writes records that way. A walk keeps the records of the branch's last
-compiled view alive (strongly) until the next compile of that branch or the branch's release.
+the fast path off if code writes records that way. A walk holds the records of the branch's
+last compiled view strongly, until the next compile of that branch or the branch's release;
+their contents (self-cyclic through lionagi's tracked containers) then go one collection after
+the one that frees the branch.
 """
 
 from __future__ import annotations
