@@ -1,13 +1,17 @@
-"""The ``fuzz`` hypothesis profile: the differential fuzz of the fast YAML path.
+"""The ``fuzz`` hypothesis profile (the differential fuzz of the fast YAML path) and the
+``busy_switching`` fixture of the thread tests.
 
-20,000 examples when ``CI`` is set (the CI run), a few hundred in development, so the dev
-suite stays fast. Only the test marked with it (tests/perf/test_fuzz_yaml.py) uses it.
+``fuzz``: 20,000 examples when ``CI`` is set (the CI run), a few hundred in development, so the
+dev suite stays fast. Only the test marked with it (tests/perf/test_fuzz_yaml.py) uses it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 FUZZ_EXAMPLES = 20_000 if os.environ.get("CI") else 300
@@ -18,3 +22,12 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
+
+
+@pytest.fixture
+def busy_switching() -> Iterator[None]:
+    """Switch threads as often as CPython allows, to interleave cache reads and writes."""
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(old)

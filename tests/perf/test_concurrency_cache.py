@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import gc
-import sys
 import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,15 +20,6 @@ from ._support import Convo, current, outcome, slow_outcome
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def busy_switching() -> Iterator[None]:
-    """Switch threads as often as CPython allows, to interleave cache reads and writes."""
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(old)
 
 
 def convos(n: int) -> list[Convo]:

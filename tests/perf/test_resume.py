@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar
 from uuid import UUID, uuid4
@@ -1089,16 +1089,6 @@ class _ReadWrite:
                     rw._cond.notify_all()
 
         return _Write()
-
-
-@pytest.fixture
-def busy_switching() -> Iterator[None]:
-    import sys
-
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(old)
 
 
 def test_threads_compile_explicit_prefixes_while_one_appends(busy_switching: None) -> None:

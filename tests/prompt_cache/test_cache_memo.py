@@ -44,27 +44,11 @@ from lionagi_turns._profile import SEED_PROFILE
 from lionagi_turns._render import render_view
 from lionagi_turns.integration._cache import compile_for_prompt_cache
 
+from ._tools import convert, lookup
+
 
 class Answer(BaseModel):
     answer: str
-
-
-def lookup(term: str) -> str:
-    """Look a term up.
-
-    Args:
-        term: the term
-    """
-    return term
-
-
-def convert(amount: float) -> float:
-    """Convert an amount.
-
-    Args:
-        amount: the amount
-    """
-    return amount
 
 
 def outcome(

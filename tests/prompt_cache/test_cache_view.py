@@ -9,14 +9,7 @@ from lionagi_turns._cache_layout import compile_cached
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.integration._cache import prompt_cache_view
 
-
-def lookup(term: str) -> str:
-    """Look a term up.
-
-    Args:
-        term: the term
-    """
-    return term
+from ._tools import lookup
 
 
 def conversation() -> Branch:

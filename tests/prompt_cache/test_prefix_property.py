@@ -14,6 +14,8 @@ from pydantic import BaseModel
 from lionagi_turns import ContextBlock, TurnRequest, to_provider_messages
 from lionagi_turns._cache_layout import compile_cached
 
+from ._tools import convert, lookup
+
 
 class Answer(BaseModel):
     answer: str
@@ -21,24 +23,6 @@ class Answer(BaseModel):
 
 class Plan(BaseModel):
     steps: list[str]
-
-
-def lookup(term: str) -> str:
-    """Look a term up.
-
-    Args:
-        term: the term
-    """
-    return term
-
-
-def convert(amount: float) -> float:
-    """Convert an amount.
-
-    Args:
-        amount: the amount
-    """
-    return amount
 
 
 STEP = st.one_of(

@@ -49,12 +49,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from lionagi.protocols.messages import ActionResponse, Instruction
-from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
 
 from .._render import own_copy, render_instruction
 from .history import render_history
 from .switch import ENV_VAR, fast_path_enabled, no_fast_path
-from .track import tracked
+from .track import anchor, tracked
 
 __all__ = (
     "ENV_VAR",
@@ -74,7 +73,6 @@ _Ref = weakref.ReferenceType
 _Entry = tuple["_Ref[Instruction]", tuple[int, ...], tuple["_Ref[Any]", ...], Any]
 _entries: dict[int, _Entry] = {}
 _lock = threading.RLock()  # re-entrant: an eviction callback may fire inside _store
-_TRACKED = (_TrackedList, _TrackedDict)
 
 
 MISS: Any = object()  # ``cached``'s answer when no valid entry exists
@@ -187,22 +185,10 @@ def _revisions(
     return tuple(key)
 
 
-def _anchor(content: Any) -> _Ref[Any] | None:
-    """A weak reference to a revision callback bound to ``content`` and held by one of its
-    tracked containers, or None when it has none."""
-    for name in ("prompt_context", "tool_schemas", "images", "arguments", "output"):
-        value: Any = getattr(content, name, None)
-        if type(value) in _TRACKED:
-            touch = getattr(value, "_touch", None)
-            if getattr(touch, "__self__", None) is content:
-                return weakref.ref(touch)
-    return None
-
-
 def _anchors(content: Any, sources: Sequence[ActionResponse]) -> tuple[_Ref[Any], ...] | None:
     refs = []
     for item in (content, *(s.content for s in sources)):
-        ref = _anchor(item)
+        ref = anchor(item)
         if ref is None:
             return None
         refs.append(ref)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from lionagi.protocols.messages.action_response import ActionResponseContent
@@ -26,7 +27,7 @@ from lionagi.protocols.messages.message import (
     _TrackedList,
 )
 
-__all__ = ("MAX_DEPTH", "trackable", "tracked", "verdict_count")
+__all__ = ("MAX_DEPTH", "anchor", "trackable", "tracked", "verdict_count")
 
 MAX_DEPTH = 64
 _LEAVES = frozenset({str, int, float, bool, bytes, type(None)})
@@ -76,17 +77,28 @@ def tracked(content: Any) -> bool:
     if not trackable(content):
         return False
     if type(revision) is int:
-        for name in _ANCHORS:
-            value: Any = getattr(content, name, None)
-            if type(value) in _TRACKED:
-                touch = getattr(value, "_touch", None)
-                if getattr(touch, "__self__", None) is content:
-                    slot = id(content)
-                    ref = weakref.ref(touch, functools.partial(_forget, slot))
-                    with _lock:
-                        _verdicts[slot] = (ref, revision)
-                    break
+        slot = id(content)
+        ref = anchor(content, functools.partial(_forget, slot))
+        if ref is not None:
+            with _lock:
+                _verdicts[slot] = (ref, revision)
     return True
+
+
+def anchor(
+    content: Any, callback: Callable[[weakref.ReferenceType[Any]], Any] | None = None
+) -> weakref.ReferenceType[Any] | None:
+    """A weak reference (with ``callback``) to a revision callback bound to ``content`` and
+    held by one of its tracked containers, or None when it has none: while the reference
+    lives, its ``__self__`` is ``content``, so it proves a content's identity without holding
+    the content."""
+    for name in _ANCHORS:
+        value: Any = getattr(content, name, None)
+        if type(value) in _TRACKED:
+            touch = getattr(value, "_touch", None)
+            if getattr(touch, "__self__", None) is content:
+                return weakref.ref(touch, callback)
+    return None
 
 
 def _forget(slot: int, dead: weakref.ReferenceType[Any]) -> None:
