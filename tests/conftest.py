@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -45,3 +46,20 @@ def _isolated_cwd(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture
+def full_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The compiler's full history walks (one ``project_history`` call each, the view's
+    length recorded); a resumed compile adds none."""
+    from lionagi_turns import _compiler
+
+    calls: list[int] = []
+    real = _compiler.project_history
+
+    def counted(branch: Any, view: Any) -> Any:
+        calls.append(len(view))
+        return real(branch, view)
+
+    monkeypatch.setattr(_compiler, "project_history", counted)
+    return calls

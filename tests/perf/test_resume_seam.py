@@ -5,8 +5,6 @@ path switched off) is ``test_resume.py``."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from lionagi import Branch
 
@@ -20,17 +18,8 @@ from ._support import Convo, current, outcome, slow_outcome
 
 
 @pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the compiler's full walks (``project_history`` calls)."""
-    calls: list[int] = []
-    real = compiler.project_history
-
-    def counted(branch: Branch, view: Any) -> Any:
-        calls.append(len(view))
-        return real(branch, view)
-
-    monkeypatch.setattr(compiler, "project_history", counted)
-    return calls
+def walks(full_walks: list[int]) -> list[int]:
+    return full_walks
 
 
 def _grow(convo: Convo, i: int) -> None:

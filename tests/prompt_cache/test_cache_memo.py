@@ -28,7 +28,6 @@ from pydantic import BaseModel
 from lionagi_turns import (
     ContextBlock,
     TurnRequest,
-    _compiler,
     compile_chat_request,
     to_provider_messages,
 )
@@ -156,17 +155,8 @@ def test_a_recorded_history_sends_what_was_sent() -> None:
     assert "second, as sent" in texts and "first, as sent" in texts
 
 
-def test_the_next_turn_resumes_and_a_record_edit_walks_in_full(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    walks: list[int] = []
-    real = _compiler.project_history
-
-    def counted(branch: Branch, view: Any) -> Any:
-        walks.append(len(view))
-        return real(branch, view)
-
-    monkeypatch.setattr(_compiler, "project_history", counted)
+def test_the_next_turn_resumes_and_a_record_edit_walks_in_full(full_walks: list[int]) -> None:
+    walks = full_walks
     convo = recorded_convo()
     req = request(convo.branch)
     compile_cached(convo.branch, req, None)
