@@ -44,6 +44,17 @@ class PromptCacheCall:
     history_rewritten: bool
 
 
+FIGURES: tuple[str, ...] = (
+    "uncached_input",
+    "cache_read",
+    "cache_write_5m",
+    "cache_write_1h",
+    "cache_write_total",
+    "output",
+)
+"""The ``PromptCacheCall`` fields that count tokens (what ``PromptCacheAccount.total`` sums)."""
+
+
 @dataclass(frozen=True, slots=True)
 class PromptCacheAccount:
     """Every call of one branch's conversation, and the sums D6 asks for."""
@@ -51,7 +62,13 @@ class PromptCacheAccount:
     calls: tuple[PromptCacheCall, ...]
 
     def total(self, field: str) -> int:
-        """Sum of one ``PromptCacheCall`` figure over the calls that reported it."""
+        """Sum of one ``PromptCacheCall`` token figure (``FIGURES``) over the calls that
+        reported it; any other name is a ValueError naming the figures."""
+        if field not in FIGURES:
+            raise ValueError(
+                f"{field!r} is not a token figure of PromptCacheCall; total() sums one of "
+                f"{', '.join(FIGURES)}"
+            )
         return sum(getattr(c, field) or 0 for c in self.calls)
 
     @property
