@@ -53,7 +53,7 @@ from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from ._cache_memo import ViewRecords, prefix_digests, view_records
 from ._cache_memo import tool_section as memo_tool_section
 from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
-from ._compiler import compile_traced
+from ._compiler import _current_record, compile_traced
 from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
 from ._envelope import encode_context_section
 from ._fast import resume as _resume
@@ -61,7 +61,6 @@ from ._fast import switch as _switch
 from ._fast.yaml import minimal_yaml
 from ._history import InstructionTurn, select_ids
 from ._profile import CompileProfile
-from ._react import react_step
 from ._render import CallOptions, own_copy, render_view
 from ._values import naming_record
 
@@ -182,10 +181,11 @@ def _compile_cached(
     else:
         # The durable view this instruction renders as history in a request like this one
         # (the ReAct step shortens its context there as it did here).
-        context = react_step(trace.projection, request.instruction.content, react_context)
-        with naming_record(f"current instruction, id {request.instruction.id}"):
+        with naming_record(_current_record(request)):
             durable_current, _ = render_view(
-                request.instruction.content, results=trace.projection.pending, context=context
+                request.instruction.content,
+                results=trace.projection.pending,
+                context=trace.current_context,
             )
 
     messages = trace.compiled.messages

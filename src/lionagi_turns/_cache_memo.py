@@ -126,10 +126,6 @@ class ViewRecords:
     # answers that extend this one (their records at these indexes are equal)
     checked: dict[int, tuple[str, bool]]
 
-    def record_for(self, turn: InstructionTurn) -> SentRecord | None:
-        """The record of ``turn.message`` as read for this compile (module contract)."""
-        return self._find(turn)[1]
-
     def sent_record(self, turn: InstructionTurn, rendered: Any) -> SentRecord | None:
         """``turn``'s record when its ``basis`` is the digest of ``rendered`` (module
         contract), else None."""

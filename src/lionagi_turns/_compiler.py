@@ -110,8 +110,9 @@ class Trace:
     (the same object without a bound); ``fold`` is None when nothing is folded; ``parts``
     holds every rendered turn in order, the current instruction last; ``reused`` counts the
     leading rendered parts taken from the previous compile of the branch (``_fast.resume``;
-    0 when nothing was). Turn objects may be shared with other compiles' traces: never change
-    them.
+    0 when nothing was); ``current_context`` is the current instruction's prompt context the
+    ReAct step decided (None: its own). Turn objects may be shared with other compiles'
+    traces: never change them.
     """
 
     profile: CompileProfile
@@ -124,6 +125,7 @@ class Trace:
     stable_blocks: tuple[str, ...]
     compiled: CompiledChatRequest
     reused: int = 0
+    current_context: list[Any] | None = None
 
     @property
     def fold_message_index(self) -> int | None:
@@ -181,10 +183,7 @@ def _compile_traced(
     if snap is not None:
         history = rendered[:-1]
         sent = messages[:-1] if current.message_index is not None else messages
-        folded = plan.target if plan is not None else None
-        _resume.store(
-            branch, key, snap, walk, projected, projection, history, sent, reused, folded, plan
-        )
+        _resume.store(branch, key, snap, walk, projected, projection, history, sent, reused, plan)
     return Trace(
         profile=profile,
         view=view,
@@ -196,6 +195,7 @@ def _compile_traced(
         stable_blocks=profile.stable_blocks(branch, request),
         compiled=compiled,
         reused=reused,
+        current_context=current_context,
     )
 
 
@@ -365,7 +365,7 @@ def _render(
 def _reusable(walk: _resume.Walk, plan: FoldPlan | None, start: int) -> int:
     """``start`` lowered so the reused parts hold no fold this plan does not make, and so the
     plan's target, when reused, keeps its place among the messages (same truthiness)."""
-    folded = walk.folded
+    folded = walk.plan.target if walk.plan is not None else None
     if folded is not None and folded < start and (plan is None or plan.target != folded):
         start = folded
     if plan is not None and plan.target is not None and plan.target < start:

@@ -65,15 +65,21 @@ _STORED_ODD = st.sampled_from([
 ])
 
 
+def _attempt(render: Any, *, text: bool = True) -> tuple[Any, ...]:
+    """``("ok", rendering)`` or ``("error", type name[, text])``: what a differential render
+    test compares, so both renderers succeed alike or fail alike."""
+    try:
+        return ("ok", render())
+    except Exception as exc:
+        return ("error", type(exc).__name__, str(exc)) if text else ("error", type(exc).__name__)
+
+
 @given(contents(), st.lists(RESULT, max_size=3))
 def test_history_render_equals_render_instruction(
     content: InstructionContent, results: list[dict[str, Any]]
 ) -> None:
-    def run(render: Any) -> tuple[str, Any]:
-        try:
-            return ("ok", render())
-        except Exception as exc:
-            return ("error", type(exc).__name__)
+    def run(render: Any) -> tuple[Any, ...]:
+        return _attempt(render, text=False)
 
     with no_fast_path():
         expected = run(lambda: render_instruction(content, results=results))
@@ -251,11 +257,7 @@ def test_history_render_raises_what_render_instruction_raises(
     object.__setattr__(content, "prompt_context", list(context))  # as stored, untracked
     results = [{"function": "f", "arguments": {}, "output": context[0]}] if with_result else []
 
-    def run(render: Any) -> tuple[str, Any]:
-        try:
-            return ("ok", render())
-        except Exception as exc:
-            return ("error", type(exc).__name__, str(exc))
+    run = _attempt
 
     with no_fast_path():
         expected = run(lambda: render_instruction(content, results=results))
@@ -298,11 +300,7 @@ def test_history_fold_equals_render_instruction(context: list[Any], results: lis
     content = InstructionContent(instruction="x")
     object.__setattr__(content, "prompt_context", list(context))
 
-    def run(render: Any) -> tuple[str, Any]:
-        try:
-            return ("ok", render())
-        except Exception as exc:
-            return ("error", type(exc).__name__, str(exc))
+    run = _attempt
 
     with no_fast_path():
         expected = run(lambda: render_instruction(content, results=results))

@@ -69,6 +69,7 @@ __all__ = (
     "resume",
     "reuse_prefix",
     "reused",
+    "same_prefix",
     "snapshot",
     "store",
     "walk_count",
@@ -91,10 +92,10 @@ class Walk:
     ``history`` holds the rendered parts of the bounded projection's turns (the current
     instruction's excluded) and ``messages`` the compiled messages they produced, in order;
     ``tracked`` is how many leading view positions hold records whose contents lionagi
-    tracks completely; ``folded`` is the index in ``history`` of the part that carried the
-    fold (None: none did) and ``lists`` the indices of parts with list (multimodal) content,
-    which the walk holds as private copies; ``plan`` is the compile's ``FoldPlan`` (None: no
-    fold)."""
+    tracks completely; ``lists`` the indices of parts with list (multimodal) content, which
+    the walk holds as private copies; ``plan`` is the compile's ``FoldPlan`` (None: no fold;
+    its ``target`` is the index in ``history`` of the part that carried the fold, None when the
+    current instruction did)."""
 
     key: Hashable
     keys: list[Any]
@@ -109,7 +110,6 @@ class Walk:
     projection: Projection
     history: tuple[Any, ...]
     messages: tuple[Any, ...]
-    folded: int | None
     lists: tuple[int, ...]
     plan: Any
 
@@ -217,15 +217,13 @@ def store(
     history: Sequence[Any],
     messages: Sequence[Any],
     reused: int,
-    folded: int | None,
     plan: Any = None,
 ) -> None:
     """Keep this compile's walk for the next compile of ``branch`` under ``key``.
 
     ``previous`` is the walk this compile resumed (its verdicts for the unchanged prefix
-    carry over), ``reused`` how many leading ``history`` parts are its parts and ``folded``
-    the index of the part that carries the fold (None: none does), ``plan`` the compile's
-    ``FoldPlan`` (kept with a private copy of a list rendering). Not kept when
+    carry over), ``reused`` how many leading ``history`` parts are its parts and ``plan`` the
+    compile's ``FoldPlan`` (kept with a private copy of a list rendering). Not kept when
     the pile changed while the compile ran, or a revision is not an int."""
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     if list(pile) != snap.keys or not all(map(is_, pile.values(), snap.values)):
@@ -253,7 +251,6 @@ def store(
         projection=projection,
         history=(parts := _private(history, previous, reused))[0],
         messages=_private_messages(messages, parts[0], parts[1]),
-        folded=folded,
         lists=parts[1],
         plan=plan
         if plan is None or type(plan.rendered) is str
@@ -333,11 +330,14 @@ def _tracked(records: Sequence[Any], contents: Sequence[Any], start: int) -> int
 
 def reuse_prefix(walk: Walk, turns: Sequence[Turn]) -> int:
     """How many leading ``turns`` are the very objects of ``walk.projection.turns``."""
-    same = list(map(is_, turns, walk.projection.turns))
-    try:
-        return same.index(False)
-    except ValueError:
-        return len(same)
+    return same_prefix(turns, walk.projection.turns)
+
+
+def same_prefix(items: Sequence[Any], kept: Sequence[Any]) -> int:
+    """How many leading ``items`` are the very objects of ``kept`` (identity, not equality)."""
+    if all(map(is_, items, kept)):  # the usual answer, without building a list
+        return min(len(items), len(kept))
+    return list(map(is_, items, kept)).index(False)
 
 
 def forget(branch: Branch, key: Hashable | None = None) -> None:

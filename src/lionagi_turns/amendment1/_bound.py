@@ -32,7 +32,6 @@ lets the pipeline reuse its rendering.
 
 from __future__ import annotations
 
-import operator
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +43,7 @@ from lionagi.protocols.messages import ActionResponse, Instruction
 from .._compiler import _assistant_text, _history_record
 from .._contracts import TurnRequest as SeedRequest
 from .._fast import switch as _switch
+from .._fast.resume import same_prefix
 from .._history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
 from .._values import naming_record
 from . import _memory
@@ -146,7 +146,7 @@ class Bound:
         turns = projected.turns
         remember = not self.react and _switch.fast_path_enabled()
         memo: _Memo | None = _memory.recall(branch) if remember else None
-        same = _same_prefix(turns, memo.turns) if memo is not None else 0
+        same = same_prefix(turns, memo.turns) if memo is not None else 0
         measured = memo.measured if memo is not None else None
         if measured is not None and measured.measure is not self.measure:
             measured = None
@@ -460,17 +460,6 @@ def _ids(turn: Turn) -> tuple[str, ...]:
     if isinstance(turn, InstructionTurn):
         return (str(turn.message.id),)
     return tuple(str(m.id) for m in turn.messages)
-
-
-def _same_prefix(turns: list[Turn], remembered: list[Turn]) -> int:
-    """How many leading turns are the very objects remembered."""
-    if all(map(operator.is_, turns, remembered)):  # the usual answer, without a list
-        return min(len(turns), len(remembered))
-    same = list(map(operator.is_, turns, remembered))
-    try:
-        return same.index(False)
-    except ValueError:
-        return len(same)
 
 
 def _groups(projection: Projection) -> list[list[Turn]]:

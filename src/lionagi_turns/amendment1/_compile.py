@@ -43,7 +43,6 @@ from lionagi.ln import json_dumps
 from .._compiler import compile_traced
 from .._contracts import TurnRequest as SeedRequest
 from .._profile import CompileProfile
-from .._react import react_step
 from .._render import CallOptions, render_view
 from ._bound import Bound, results_section
 from ._contracts import (
@@ -160,10 +159,9 @@ def compile_chat_request(
         if used > budgets.system:
             refusals.append(("system", used, budgets.system, "shorten the system message"))
     if budgets.instruction is not None:
-        context = react_step(trace.projection, current.content, react_context)
         own, _ = render_view(
             current.content,
-            context=context,
+            context=trace.current_context,
             options=CallOptions(request.tool_schemas, request.response_format, request.structure),
         )
         used = meter.content(own)

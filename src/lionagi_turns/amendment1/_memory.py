@@ -16,7 +16,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-__all__ = ("clear", "forget", "recall", "remember", "size")
+__all__ = ("forget", "recall", "remember")
 
 _values: dict[int, tuple[weakref.ReferenceType[Any], Any]] = {}
 
@@ -47,12 +47,3 @@ def forget(branch: Any) -> None:
     if entry is not None and entry[0]() is branch:
         _values.pop(id(branch), None)
 
-
-def clear() -> None:
-    """Forget every branch."""
-    _values.clear()
-
-
-def size() -> int:
-    """How many branches have a value."""
-    return len(_values)

@@ -440,11 +440,6 @@ PROFILES = ("default", "amendment1")
 _profile = "default"
 
 
-def installed_profile() -> str:
-    """The profile the installed adapter compiles with (``"default"`` when not installed)."""
-    return _profile
-
-
 def compile_installed_profile(branch: Branch, request: Any) -> Any:
     """``request`` compiled as the installed adapter compiles it (no prompt-cache layout)."""
     return _compile(branch, request)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
 from .._contracts import TurnRequest
+from .._history import select_ids
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -54,11 +55,7 @@ def resumed_view(
         return request, False
     if react_context:
         return request, True
-    ids = (
-        request.progression
-        if request.progression is not None
-        else tuple(branch.progression)
-    )
+    ids = select_ids(branch, request.progression)
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     cut = 0
     for i, uid in enumerate(ids):
