@@ -26,10 +26,10 @@ Passes, in order; each reads only what the ones before produced:
 0. ``_check_request`` — the request's instruction is an instruction, before history is read.
 1. select (``select_ids``) — the view's ids.
 2. project (``project_history``) — turns, pending results and every defect, one walk.
-   The profile's ``bound`` may then drop whole turns.
-3. validate order (``Projection.raise_first`` on the full walk, so a bound cannot hide a
-   defect) — the first defect kind in ADR order is raised here, so no output (and no
-   rendering work) exists for a bad history.
+3. validate order (``Projection.raise_first`` on the full walk) — the first defect kind in
+   ADR order is raised here, so no output (and no bound or rendering work) exists for a bad
+   history. Only then may the profile's ``bound`` drop whole turns, so it cannot hide a
+   defect and only ever sees a valid view.
 4. ReAct step (``react_step``) — changes this request's copies of kept instructions; it must
    run before the fold plan, whose target may be one of them.
 5. plan the fold (``_plan_fold``) — target, parts and encoding, computed once; it must precede
@@ -164,8 +164,8 @@ def _compile_traced(
         projected = project_history(branch, view)
     else:
         walk, projected, snap = resumed
+    projected.raise_first()  # from the full walk, before any bound
     projection = projected if profile.bound is None else profile.bound(projected, request)
-    projected.raise_first()  # from the full walk: no bound can drop a defect
     current_context = react_step(projection, request.instruction.content, items)
     parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk)
     rendered, messages, reused = _render(

@@ -40,8 +40,8 @@ Projected = Literal["skip", "action_result", "assistant", "instruction"]
 
 @dataclass(frozen=True, slots=True)
 class KindRule:
-    """One message kind and the ADR rule for it (``rule`` is the one-line statement the CLI
-    and docs show)."""
+    """One message kind and the ADR rule for it (``rule``: the rule in one line, for whoever
+    reads this table; the walk reads only ``projected``)."""
 
     kind: type[Message]
     projected: Projected

@@ -9,8 +9,8 @@ What an option may change (pass in brackets):
 
 - ``bound`` [after project]: drop whole turns from the projection, e.g. a history bound; the
   trace keeps the full projection beside the bounded one, so the profile can record what it
-  kept and left out. Defects are raised from the full walk, so a dropped turn's defect is
-  still raised.
+  kept and left out. Defects are raised from the full walk before the bound runs, so the
+  bound sees a valid view and a dropped turn's defect is still raised.
 - ``fold_system`` / ``fold_context`` [plan fold]: whether the system text / the context
   section are folded into the first instruction. A part not folded is still on the trace
   (``Trace.parts``) for the profile to place (e.g. as a system block).
@@ -21,8 +21,9 @@ What an option may change (pass in brackets):
 - ``stable_blocks`` [finish]: text blocks the provider receives outside ``messages`` (ADR-0127:
   the system text, the Branch's tool section), on ``Trace.stable_blocks``.
 - ``current_options`` / ``history_options`` [render]: the call options the current and each
-  historical instruction render with (ADR-0127: tool references by name, response sections
-  kept). ``history_options`` returning None means the durable view (seed).
+  historical instruction render with (ADR-0127's profile sets ``current_options``: tool
+  references by name, response sections kept). ``history_options`` returning None means the
+  durable view (seed; no profile on main changes it).
 - ``history_text`` [render]: ``(branch, turn, rendered) -> content`` replaces a historical
   instruction's rendering (not the fold target's); None (seed) sends the rendering. ADR-0127
   D2 uses it to send what the instruction was sent as, kept on its record's metadata, while

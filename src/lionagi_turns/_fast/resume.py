@@ -97,7 +97,6 @@ class Walk:
     its ``target`` is the index in ``history`` of the part that carried the fold, None when the
     current instruction did)."""
 
-    key: Hashable
     keys: list[Any]
     values: list[Any]
     view: tuple[UUID, ...]
@@ -238,7 +237,6 @@ def store(
     else:
         ids = {uid.int for uid in view}
     walk = Walk(
-        key=key,
         keys=snap.keys,
         values=snap.values,
         view=view,

@@ -27,7 +27,7 @@ from lionagi.protocols.messages.message import (
     _TrackedList,
 )
 
-__all__ = ("MAX_DEPTH", "anchor", "trackable", "tracked", "verdict_count")
+__all__ = ("MAX_DEPTH", "anchor", "trackable", "tracked")
 
 MAX_DEPTH = 64
 _LEAVES = frozenset({str, int, float, bool, bytes, type(None)})
@@ -107,10 +107,6 @@ def _forget(slot: int, dead: weakref.ReferenceType[Any]) -> None:
         if entry is not None and entry[0] is dead:
             del _verdicts[slot]
 
-
-def verdict_count() -> int:
-    """Number of remembered verdicts (for tests)."""
-    return len(_verdicts)
 
 
 def _walk(value: Any, seen: set[int], depth: int) -> None:

@@ -140,8 +140,7 @@ class Bound:
             _memory.forget(self.branch)
 
     def __call__(self, projected: Projection, request: SeedRequest) -> Projection:
-        projected.raise_first()  # the whole view is valid before any bound runs
-        branch = self.branch
+        branch = self.branch  # the pipeline raised the view's first defect before calling us
         self.exclusions = view_exclusions(branch, request.progression).left_out
         turns = projected.turns
         remember = not self.react and _switch.fast_path_enabled()

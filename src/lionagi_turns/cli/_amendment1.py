@@ -20,6 +20,7 @@ from rich.text import Text
 
 from ..amendment1 import SectionBudgets, bounds_rows, compile_report, exclusions_rows
 from ..amendment1._contracts import SECTIONS
+from ._compile import text_of
 from ._inputs import DEFAULT_INSTRUCTION
 from ._load import LoadedBranch
 from ._views import bounded_rows, inert_text
@@ -105,10 +106,7 @@ def render_amended(console: Console, report: dict[str, Any]) -> None:
                 f"  {row['section']}: left out {entry['name']} [{entry['reason']}]{tokens}", "dim"
             ))
     for i, message in enumerate(report["messages"]):
-        content = message["content"]
-        text = content if isinstance(content, str) else "\n".join(
-            p.get("text", "") for p in content if p.get("type") == "text"
-        )
+        text = text_of(message["content"])[0]
         console.print(Text(f"[{i}] {message['role']}", style="bold"))
         lines = text.split("\n")
         for row in bounded_rows(lines):

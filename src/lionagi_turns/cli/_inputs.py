@@ -7,12 +7,12 @@ Exit codes: 0 ok, 1 the history is rejected (or, for ``diff``, a difference is n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from .._contracts import ContextBlock, TurnRequest
 from ._load import DEFAULT_MAX_BYTES, BranchLoadError, LoadedBranch, load_branch
+from ._read import _SURROGATE
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -33,7 +33,6 @@ __all__ = (
 
 DEFAULT_INSTRUCTION = "(next instruction)"
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 EXIT_OK, EXIT_REJECTED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 

@@ -44,7 +44,8 @@ Guarantees:
   to ``compile_chat_request(..., react_context=...)`` and to the prompt-cache profile (and the
   estimate does the same).
 - Known gaps warn once per process with ``TurnsCompatibilityWarning``: a prompt-cache endpoint
-  with the seed profile forced; context blocks of a later ReAct round on a resumed CLI session.
+  with the seed profile forced, or under the Amendment 1 profile; context blocks of a later
+  ReAct round on a resumed CLI session.
 """
 
 from __future__ import annotations
@@ -223,7 +224,7 @@ def prepare_run_kwargs(
     if ins is None:
         ins = build_instruction(branch, instruction, param)
     cache = places_prompt_cache(imodel)
-    _note_gaps(branch, imodel, cache and _profile == "default")
+    _note_gaps(imodel, cache and _profile == "default")
     blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
     request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
     model = imodel if imodel is not None else getattr(branch, "chat_model", None)
@@ -288,8 +289,9 @@ async def _record_or_note(branch: Branch, recorded: Any, exc: BaseException) -> 
 
 
 def places_prompt_cache(imodel: Any) -> bool:
-    """Whether the call uses the prompt-cache profile (ADR-0127): its endpoint places the
-    prompt cache (lionagi's ``places_prompt_cache``) and the seed profile is not forced."""
+    """Whether the call's endpoint places the prompt cache (lionagi's ``places_prompt_cache``)
+    and the seed profile is not forced. Under the default installed profile such a call uses
+    the prompt-cache profile (ADR-0127); under Amendment 1 it does not (a warned gap)."""
     if _seed_forced.get():
         return False
     return bool(getattr(getattr(imodel, "endpoint", None), "places_prompt_cache", False))
@@ -309,7 +311,7 @@ def seed_profile_forced() -> Iterator[None]:
         _seed_forced.reset(token)
 
 
-def _note_gaps(branch: Branch, imodel: Any, cache: bool) -> None:
+def _note_gaps(imodel: Any, cache: bool) -> None:
     endpoint = getattr(imodel, "endpoint", None)
     if cache or not bool(getattr(endpoint, "places_prompt_cache", False)):
         return

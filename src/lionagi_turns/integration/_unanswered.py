@@ -122,14 +122,11 @@ async def mark_unanswered_turns(branch: Branch) -> list[AssistantResponse]:
     assistant response answers (see the module contract); returns the markers, oldest first.
     Only while no turn runs on ``branch``."""
     pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    pending = [
-        pile[uid]
-        for uid in list(branch.msgs.progression)
-        if isinstance(pile.get(uid), Instruction)
-        and _turn_end(branch, branch.msgs.progression, uid) is not None
+    instructions = [
+        pile[uid] for uid in list(branch.msgs.progression) if isinstance(pile.get(uid), Instruction)
     ]
     out = []
-    for instruction in pending:
+    for instruction in instructions:  # record_unanswered skips an answered turn
         marker = await record_unanswered(branch, instruction, UNKNOWN_REASON)
         if marker is not None:
             out.append(marker)
