@@ -138,9 +138,11 @@ def _compile_cached(
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     schemas = list(tool_schemas or ())
-    stable = tuple(s for s in (system_text, memo_tool_section(branch, schemas, tool_section)) if s)
     if tool_schemas is None:
         stable = records.stable_blocks or tuple(s for s in (system_text,) if s)
+    else:
+        section = memo_tool_section(branch, schemas, tool_section)
+        stable = tuple(s for s in (system_text, section) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
 
     conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
@@ -150,11 +152,9 @@ def _compile_cached(
         later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
-    referenced: list[Any] = []  # the tool references the current instruction rendered
+    refs = _tool_refs(list(request.tool_schemas), registered)  # the current instruction's
 
     def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
-        refs = _tool_refs(list(request.tool_schemas), registered)
-        referenced.append(refs)
         return CallOptions(refs, request.response_format, request.structure)
 
     profile = CompileProfile(
@@ -173,7 +173,7 @@ def _compile_cached(
     if (
         _switch.fast_path_enabled()
         and trace.fold is None
-        and referenced == [[]]
+        and not refs
         and request.response_format is None
         and request.structure is None
     ):  # rendered with no call option and no fold: that is its durable view (render_view)

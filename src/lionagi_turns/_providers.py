@@ -26,7 +26,6 @@ def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
     """``[{"role": <str>, "content": <str | list>}]`` in compiled order; list content is
     deep-copied, so mutating the result never changes ``compiled`` (text is immutable and
     shared as it is)."""
-    roles = _ROLE_TEXT.get
     user, assistant = MessageRole.USER, MessageRole.ASSISTANT
     return [
         {
@@ -34,17 +33,15 @@ def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
             if (role := m.role) is user
             else _ASSISTANT
             if role is assistant
-            else roles(id(role)) or str(role.value),
+            else str(role.value),
             "content": m.content if type(m.content) is str else copy.deepcopy(m.content),
         }
         for m in compiled.messages
     ]
 
 
-# str(role.value) per role member, found by identity (members are singletons; an Enum's own
-# hash and ``.value`` are Python-level calls); the two roles compiled messages carry are
-# tested first.
-_ROLE_TEXT = {id(role): str(role.value) for role in MessageRole}
+# The texts of the two roles compiled messages carry, tested by identity first (members are
+# singletons; an Enum's ``.value`` is a Python-level call).
 _USER, _ASSISTANT = str(MessageRole.USER.value), str(MessageRole.ASSISTANT.value)
 
 

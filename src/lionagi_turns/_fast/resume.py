@@ -89,20 +89,17 @@ class Walk:
     walks and only grows, so it may also hold ids of a later walk of the chain: such an id
     makes a resume walk in full (a false "repeated id"), never the reverse.
 
-    ``history`` holds the rendered parts of the bounded projection's turns (the current
-    instruction's excluded) and ``messages`` the compiled messages they produced, in order;
+    ``snap`` is what the compile read before its walk (the view, the pile's keys and records,
+    the view's records, contents and revisions); ``history`` holds the rendered parts of the
+    bounded projection's turns (the current instruction's excluded) and ``messages`` the
+    compiled messages they produced, in order;
     ``tracked`` is how many leading view positions hold records whose contents lionagi
     tracks completely; ``lists`` the indices of parts with list (multimodal) content, which
     the walk holds as private copies; ``plan`` is the compile's ``FoldPlan`` (None: no fold;
     its ``target`` is the index in ``history`` of the part that carried the fold, None when the
     current instruction did)."""
 
-    keys: list[Any]
-    values: list[Any]
-    view: tuple[UUID, ...]
-    records: tuple[Any, ...]
-    contents: tuple[Any, ...]
-    revisions: tuple[int, ...]
+    snap: Snapshot
     ids: set[int]
     tracked: int
     projected: Projection
@@ -169,20 +166,21 @@ def resume(
     walk = walks.get(key) if walks is not None else None
     if walk is None:
         return None
-    n = len(walk.view)
-    if len(view) < n or walk.tracked < n or view[:n] != walk.view:
+    kept = walk.snap
+    n = len(kept.view)
+    if len(view) < n or walk.tracked < n or view[:n] != kept.view:
         return None
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     # The pile's (key, record) pairs still start with the ones the walk read: every id of the
     # previous view still names the same record object (keys are unique), without hashing one.
     keys, values = list(pile), list(pile.values())
-    m = len(walk.keys)
-    if len(keys) < m or keys[:m] != walk.keys or not all(map(is_, values[:m], walk.values)):
+    m = len(kept.keys)
+    if len(keys) < m or keys[:m] != kept.keys or not all(map(is_, values[:m], kept.values)):
         return None
-    contents = tuple(map(_content, walk.records))
-    if not all(map(is_, contents, walk.contents)):
+    contents = tuple(map(_content, kept.records))
+    if not all(map(is_, contents, kept.contents)):
         return None
-    if tuple(map(_revision, contents)) != walk.revisions:
+    if tuple(map(_revision, contents)) != kept.revisions:
         return None
     tail = view[n:]
     ints = [uid.int for uid in tail]
@@ -196,12 +194,12 @@ def resume(
         new_revisions = tuple(map(_revision, new_contents))
     except AttributeError:
         return None
-    records = walk.records + new
+    records = kept.records + new
     projected = extend_projection(branch, walk.projected, view, list(records), n)
     if projected.defects:
         return None
     snap = Snapshot(
-        view, keys, values, records, walk.contents + new_contents, walk.revisions + new_revisions
+        view, keys, values, records, kept.contents + new_contents, kept.revisions + new_revisions
     )
     return walk, projected, snap
 
@@ -227,7 +225,7 @@ def store(
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     if list(pile) != snap.keys or not all(map(is_, pile.values(), snap.values)):
         return
-    start = len(previous.view) if previous is not None else 0
+    start = len(previous.snap.view) if previous is not None else 0
     if not set(map(type, snap.revisions[start:])) <= {int}:  # the previous walk's are ints
         return
     view = snap.view
@@ -237,12 +235,7 @@ def store(
     else:
         ids = {uid.int for uid in view}
     walk = Walk(
-        keys=snap.keys,
-        values=snap.values,
-        view=view,
-        records=snap.records,
-        contents=snap.contents,
-        revisions=snap.revisions,
+        snap=snap,
         ids=ids,
         tracked=_tracked(snap.records, snap.contents, start),
         projected=projected,

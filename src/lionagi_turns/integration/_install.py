@@ -237,7 +237,7 @@ def prepare_run_kwargs(
             branch, request, react_context_now()
         )
     else:
-        compiled = _compile(branch, request)
+        compiled = compile_installed_profile(branch, request)
     messages = to_provider_messages(compiled)
     check_image_hosts(messages)
     _remember_structure(compiled.instruction, request.response_format, request.structure)
@@ -444,10 +444,6 @@ _profile = "default"
 
 def compile_installed_profile(branch: Branch, request: Any) -> Any:
     """``request`` compiled as the installed adapter compiles it (no prompt-cache layout)."""
-    return _compile(branch, request)
-
-
-def _compile(branch: Branch, request: Any) -> Any:
     if _profile == "amendment1":
         from ..amendment1._integration import compile_installed
 
