@@ -293,24 +293,37 @@ def test_control_characters_in_paths_and_errors_are_inert(run_cli, tmp_path: Pat
 
 
 def test_check_warnings_are_inert(run_cli, tmp_path: Path) -> None:
+    """A warning and the report around it stay inert. ``empty_instruction`` quotes only a
+    position, an id and what is sent (``'{}'``), so the hostile text goes where it can: an
+    instruction of control characters Python counts as whitespace (it triggers the warning)
+    and the path the report names."""
+    controls = " \x0b\x0c\x1c\x1d\x1e\x1f\x85\u2028\u2029 "
     branch = Branch()
-    branch.msgs.add_message(instruction="   ")
+    blank = branch.msgs.add_message(instruction="x")
     branch.msgs.add_message(assistant_response="x")
     data = branch.to_dict(mode="json")
-    data["messages"]["collections"][0]["content"]["instruction"] = " \x1b[2J "
-    path = tmp_path / "ws.json"
+    data["messages"]["collections"][0]["content"]["instruction"] = controls
+    path = tmp_path / "ws\x1b[2J\x1b]0;t\x07.json"
     path.write_text(json.dumps(data), encoding="utf-8")
+    report = run_cli("check", str(path), "--format", "json").json()
+    assert [(w["kind"], w["ids"]) for w in report["warnings"]] == [
+        ("empty_instruction", [str(blank.id)])
+    ]
+    assert report["warnings"][0]["message"].endswith("is sent as the user message '{}'")
     run = run_cli("check", str(path))
-    assert "\x1b" not in run.stdout
+    assert run.code == 0, run.stderr
+    assert "1 warning(s)" in run.stdout and "empty_instruction" in run.stdout
+    assert "ws\\x1b[2J\\x1b]0;t\\x07.json" in run.stdout
+    assert not any(c in run.stdout for c in "\x1b\x07" + controls.strip()), run.stdout
 
 
 def test_json_output_stays_exact(run_cli, tmp_path: Path) -> None:
     path = _controls(tmp_path)
-    out = run_cli("compile", str(path), "--format", "json").json()
-    sent = json.dumps(out["messages"], ensure_ascii=False)
+    run = run_cli("compile", str(path), "--format", "json")
+    out = run.json()
     for raw in ESCAPES:
         assert raw in out["messages"][1]["content"], raw
-    assert "\\u001b" in run_cli("compile", str(path), "--format", "json").stdout or "\x1b" in sent
+    assert "\\u001b" in run.stdout and "\x1b" not in run.stdout
 
 
 # --------------------------------------------------------------------------- no model, no I/O
