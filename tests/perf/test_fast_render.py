@@ -3,7 +3,11 @@ fallback when lionagi's YAML tables change after import."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -218,10 +222,38 @@ def test_replacing_lionagis_renderer_disables_the_fast_path(
     assert _fastyaml.minimal_yaml({"a": 1}) == "patched\n"
 
 
-def test_yaml_module_stays_untouched() -> None:
-    # The fast path registers nothing on PyYAML or lionagi classes.
+_TABLES_SCRIPT = r"""
+from lionagi.libs.schema.minimal_yaml import MinimalDumper
+
+def tables():
+    out = {}
+    for cls in MinimalDumper.__mro__:  # lionagi's dumper and every PyYAML class under it
+        names = vars(cls)
+        out[cls.__qualname__] = sorted(names)
+        for name in ("yaml_representers", "yaml_multi_representers",
+                     "yaml_implicit_resolvers", "yaml_path_resolvers"):
+            if name in names:
+                out[(cls.__qualname__, name)] = sorted(map(repr, names[name].items()))
+    return out
+
+before = tables()
+from lionagi_turns._fast import yaml as fast
+assert fast.minimal_yaml({"a": [1, 2.5, None, True, "x\ny"]}) == "a:\n- 1\n- 2.5\n- true\n- |-\n  x\n  y\n"
+assert fast.tables_unchanged()
+print("untouched" if tables() == before else "changed")
+"""
+
+
+def test_yaml_module_stays_untouched(tmp_path: Path) -> None:
+    """The fast path registers nothing on PyYAML or lionagi classes: a fresh interpreter
+    snapshots every YAML table of lionagi's ``MinimalDumper`` and its PyYAML bases before
+    importing and using the fast emitter, and finds them all as they were."""
     assert yaml.SafeDumper.yaml_representers is yaml.representer.SafeRepresenter.yaml_representers
-    assert _cache.cache_size() >= 0
+    env = {**os.environ, "LIONAGI_HOME": str(tmp_path / "home"), "LOG_AUTO_SAVE_ON_EXIT": "false"}
+    done = subprocess.run([sys.executable, "-c", _TABLES_SCRIPT], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "untouched"
 
 
 class _RaisingEq:

@@ -545,25 +545,32 @@ def test_a_dropped_branch_leaves_no_slot_and_no_record_behind() -> None:
     assert slot_count() == before
 
 
-def test_a_slot_is_per_branch_object_not_per_id() -> None:
+def test_a_slot_is_per_branch_object_not_per_id(full_walks: list[int]) -> None:
     convo = recorded_convo()
     req = request(convo.branch)
-    both(convo.branch, req)
+    first = both(convo.branch, req)
+    before = slot_count()
     twin = Branch.from_dict(convo.branch.to_dict())  # the same ids, other objects
     assert twin.id == convo.branch.id
-    assert both(twin, request(twin)) is not None
-    assert both(convo.branch, req) is not None
+    assert both(twin, request(twin))[0] == "ok"
+    assert slot_count() == before + 1
+    assert _slots[id(twin)][1] is not _slots[id(convo.branch)][1]
+    walked = len(full_walks)
+    assert outcome(convo.branch, req) == first
+    assert len(full_walks) == walked  # the original's walk survived the twin's: resumed
 
 
-def test_a_changed_record_drops_the_walk_its_old_key_reached() -> None:
+def test_a_changed_record_drops_the_walk_its_old_key_reached(full_walks: list[int]) -> None:
     convo = recorded_convo()
     req = request(convo.branch)
     for n in range(6):
-        both(convo.branch, req)
-        assert both(convo.branch, req) is not None  # resumed
+        fast = both(convo.branch, req)
+        walked = len(full_walks)
+        assert outcome(convo.branch, req) == fast
+        assert len(full_walks) == walked  # resumed
         convo.i2.metadata[RECORD_KEY]["text"] = f"edit {n}"
         walks = _resume._walks_of(convo.branch)
-        assert walks is not None and len(walks) <= 1
+        assert walks is not None and len(walks) == 1
 
 
 def test_the_default_profiles_walk_stays() -> None:
