@@ -8,7 +8,7 @@ import pytest
 from lionagi import Branch
 from lionagi.protocols.context_providers import ContextProviderRegistry, ProviderReport
 
-from lionagi_turns.amendment1 import LeftOut, read_skips
+from lionagi_turns.amendment1 import LeftOut, SkipReading, read_skips
 
 
 class Fixed:
@@ -123,4 +123,4 @@ def test_an_empty_registry_means_no_pass_ran_so_an_old_report_is_not_read() -> N
     assert read_skips(None, stale, system_present=True) == read_skips(
         ContextProviderRegistry(), stale, system_present=True
     )
-    assert read_skips(None, stale, system_present=True).undetermined == ()
+    assert read_skips(None, stale, system_present=True) == SkipReading((), ())

@@ -21,7 +21,6 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.message import _content_has_untracked_mutable
 from pydantic import BaseModel
 
-from lionagi_turns._fast import cache as _cache
 from lionagi_turns._fast import yaml as _fastyaml
 from lionagi_turns._fast.history import render_history
 from lionagi_turns._fast.switch import fast_path_enabled, no_fast_path
@@ -238,7 +237,8 @@ def tables():
 
 before = tables()
 from lionagi_turns._fast import yaml as fast
-assert fast.minimal_yaml({"a": [1, 2.5, None, True, "x\ny"]}) == "a:\n- 1\n- 2.5\n- true\n- |-\n  x\n  y\n"
+shown = fast.minimal_yaml({"a": [1, 2.5, None, True, "x\ny"]})
+assert shown == "a:\n- 1\n- 2.5\n- true\n- |-\n  x\n  y\n", shown
 assert fast.tables_unchanged()
 print("untouched" if tables() == before else "changed")
 """

@@ -44,6 +44,7 @@ from lionagi_turns import (
 )
 from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
 from lionagi_turns._compiler import compile_traced
+from lionagi_turns._errors import CONSECUTIVE_INSTRUCTIONS, FIRST_MESSAGE_RULE
 from lionagi_turns._history import Projection
 from lionagi_turns._profile import CompileProfile
 
@@ -1800,8 +1801,8 @@ def test_every_mutation_walks_in_full(name: str, grow: bool, walks: list[int]) -
 
 
 REFUSED_EDITS = {  # the edits of PROGRESSION_EDITS that leave a view the compiler refuses
-    "remove-middle-assistant": "Consecutive instructions require an intervening assistant response",
-    "reverse": "First message in progression must be an Instruction or System",
+    "remove-middle-assistant": CONSECUTIVE_INSTRUCTIONS,
+    "reverse": FIRST_MESSAGE_RULE,
 }
 
 

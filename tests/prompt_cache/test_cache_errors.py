@@ -2,6 +2,7 @@
 prompt-cache path goes on silently (registry entries ``consecutive-instructions`` and
 ``missing-ids``, which hold in this mode unchanged)."""
 
+import re
 from types import SimpleNamespace
 from uuid import uuid4
 
@@ -12,6 +13,7 @@ from lionagi.operations.types import ChatParam
 
 from lionagi_turns import HistoryError, TurnRequest
 from lionagi_turns._cache_layout import compile_cached
+from lionagi_turns._errors import CONSECUTIVE_INSTRUCTIONS, MissingIdsError
 from lionagi_turns.characterize import registry_entry
 
 CACHE_MODEL = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True))
@@ -26,8 +28,8 @@ def test_consecutive_instructions_raise_the_adr_error_where_lionagi_drops_one() 
     assert "Instruction: b" not in str(kw["messages"])  # lionagi: "b" silently dropped
     with pytest.raises(HistoryError) as caught:
         compile_cached(branch, TurnRequest(instruction=ins), [])
-    assert str(caught.value).startswith(
-        "Consecutive instructions require an intervening assistant response")
+    assert type(caught.value) is HistoryError
+    assert str(caught.value) == CONSECUTIVE_INSTRUCTIONS
     assert registry_entry("consecutive-instructions").adr_clause == "D2.3"
 
 
@@ -35,5 +37,10 @@ def test_missing_ids_are_one_error_naming_them() -> None:
     branch = Branch(system="s")
     ins = branch.msgs.create_instruction(instruction="c")
     missing = uuid4()
-    with pytest.raises(ValueError, match=str(missing)):
+    exact = (
+        f"1 progression id(s) not found in branch.msgs.messages: {missing} (position 0: id "
+        f"{missing} is not in branch.msgs.messages). Remove them from the progression or add "
+        "the messages first."
+    )
+    with pytest.raises(MissingIdsError, match=f"^{re.escape(exact)}$"):
         compile_cached(branch, TurnRequest(instruction=ins, progression=(missing,)), [])
