@@ -48,18 +48,31 @@ def repo_root() -> Path:
     return REPO_ROOT
 
 
-@pytest.fixture
-def full_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The compiler's full history walks (one ``project_history`` call each, the view's
-    length recorded); a resumed compile adds none."""
+def _count_walks(monkeypatch: pytest.MonkeyPatch, *, fast_only: bool) -> list[int]:
     from lionagi_turns import _compiler
+    from lionagi_turns._fast.switch import fast_path_enabled
 
     calls: list[int] = []
     real = _compiler.project_history
 
     def counted(branch: Any, view: Any) -> Any:
-        calls.append(len(view))
+        if not fast_only or fast_path_enabled():
+            calls.append(len(view))
         return real(branch, view)
 
     monkeypatch.setattr(_compiler, "project_history", counted)
     return calls
+
+
+@pytest.fixture
+def full_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The compiler's full history walks (one ``project_history`` call each, the view's
+    length recorded); a resumed compile adds none."""
+    return _count_walks(monkeypatch, fast_only=False)
+
+
+@pytest.fixture
+def fast_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """``full_walks`` counting only the walks made with the fast path on (so a differential
+    check's slow compile, which always walks, adds none)."""
+    return _count_walks(monkeypatch, fast_only=True)

@@ -18,7 +18,6 @@ from lionagi.protocols.messages import Instruction
 from perf._support import Convo
 from perf.test_mutation_purity import MUTATIONS
 
-import lionagi_turns._compiler as compiler_module
 import lionagi_turns.amendment1._compile as a1_compile
 from lionagi_turns import no_fast_path
 from lionagi_turns._contracts import TurnRequest as SeedRequest
@@ -264,67 +263,44 @@ def test_the_memory_is_off_without_the_fast_path() -> None:
     assert _memory.recall(b) is None
 
 
-def _bounded_turns(b: Branch, now: Instruction, **kwargs: Any) -> list[Any]:
-    """The bounded projection's turns one compile rendered."""
-    seen: list[Any] = []
-    real = a1_compile.compile_traced
-
-    def traced(*args: Any, **kw: Any) -> Any:
-        trace = real(*args, **kw)
-        seen.append(trace.projection.turns)
-        return trace
-
-    a1_compile.compile_traced = traced  # type: ignore[assignment]
-    try:
-        compile_chat_request(b, TurnRequest(instruction=now), measure=chars, **kwargs)
-    finally:
-        a1_compile.compile_traced = real  # type: ignore[assignment]
-    return seen[0]
-
-
 def _traced(
     b: Branch, now: Instruction, budgets: SectionBudgets | None, **request: Any
 ) -> Any:
-    """The trace of one compile, and how many full walks it ran."""
+    """The trace of one compile."""
     seen: list[Any] = []
-    walks: list[int] = []
-    real, real_walk = a1_compile.compile_traced, compiler_module.project_history
+    real = a1_compile.compile_traced
 
     def traced(*args: Any, **kw: Any) -> Any:
         seen.append(real(*args, **kw))
         return seen[-1]
 
-    def counted(*args: Any, **kw: Any) -> Any:
-        walks.append(1)
-        return real_walk(*args, **kw)
-
     a1_compile.compile_traced = traced  # type: ignore[assignment]
-    compiler_module.project_history = counted  # type: ignore[assignment]
     try:
         compile_chat_request(
             b, TurnRequest(instruction=now, **request), budgets=budgets, measure=chars
         )
     finally:
         a1_compile.compile_traced = real  # type: ignore[assignment]
-        compiler_module.project_history = real_walk  # type: ignore[assignment]
-    return seen[0], len(walks)
+    return seen[0]
 
 
 @pytest.mark.parametrize("budget", ["none", "results", "roomy"])
-def test_a_next_turn_resumes_and_reuses_the_unchanged_turns_renderings(budget: str) -> None:
+def test_a_next_turn_resumes_and_reuses_the_unchanged_turns_renderings(
+    budget: str, full_walks: list[int]
+) -> None:
     b = _history(10)
     now = _now(b)
-    first, walks = _traced(b, now, budgets=BUDGETS[budget], context_blocks=BLOCKS)
-    assert walks == 1 and first.reused == 0
+    first = _traced(b, now, budgets=BUDGETS[budget], context_blocks=BLOCKS)
+    assert len(full_walks) == 1 and first.reused == 0
     b.msgs.add_message(instruction=now)
     add_assistant(b, "done")
     following = _now(b, "next")
-    second, walks = _traced(b, following, budgets=BUDGETS[budget], context_blocks=BLOCKS)
-    assert walks == 0  # resumed: the previous walk continued
+    second = _traced(b, following, budgets=BUDGETS[budget], context_blocks=BLOCKS)
+    assert len(full_walks) == 1  # resumed: the previous walk continued
     assert second.reused == len(first.projection.turns)  # every turn's rendering
     add_action_pair(b, "fetch", {"id": 1}, {"rows": ["a long enough row to drop others"]})
-    third, walks = _traced(b, following, budgets=BUDGETS[budget], context_blocks=BLOCKS)
-    assert walks == 0
+    third = _traced(b, following, budgets=BUDGETS[budget], context_blocks=BLOCKS)
+    assert len(full_walks) == 1
     if budget == "results":  # the new result pushes older ones out: the marked entry moves
         assert 0 < third.reused < len(second.projection.turns)
     else:

@@ -4,20 +4,12 @@ import json
 from pathlib import Path
 
 from lionagi import Branch
+from prompt_cache._tools import lookup
 
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns._cache_layout import compile_cached
 from lionagi_turns.cli._load import load_branch
 from lionagi_turns.cli._prompt_cache import prompt_cache_report
-
-
-def lookup(term: str) -> str:
-    """Look a term up.
-
-    Args:
-        term: the term
-    """
-    return term
 
 
 def saved_conversation(tmp_path: Path) -> Path:

@@ -32,6 +32,7 @@ from lionagi.protocols.messages import (
     MessageRole,
 )
 from lionagi.protocols.messages.instruction import InstructionContent
+from prompt_cache._tools import lookup
 
 from lionagi_turns import (
     ContextBlock,
@@ -1271,15 +1272,6 @@ def test_threads_compile_between_edits_of_every_kind(busy_switching: None, profi
 # ======================================== 10. the prompt-cache profile and Amendment 1
 
 
-def lookup(term):  # type: ignore[no-untyped-def]  # lionagi reads real annotations only
-    """Look a term up.
-
-    Args:
-        term: the term
-    """
-    return term
-
-
 def _cached(b: Branch, request: TurnRequest, tools: Any) -> tuple[tuple[Any, ...], Any]:
     try:
         result = compile_cached(b, request, tools)
@@ -1699,39 +1691,21 @@ def test_results_before_the_first_instruction_fold_target() -> None:
 # ============================================ 11. which compiles resume (the lead's seam)
 
 
-@pytest.fixture
-def walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The compiler's full walks (``project_history`` calls), with the fast path on only."""
-    from lionagi_turns import _compiler
-    from lionagi_turns._fast.switch import fast_path_enabled
-
-    calls: list[int] = []
-    real = _compiler.project_history
-
-    def counted(branch: Branch, ids: Any) -> Any:
-        if fast_path_enabled():
-            calls.append(len(ids))
-        return real(branch, ids)
-
-    monkeypatch.setattr(_compiler, "project_history", counted)
-    return calls
-
-
 def _history_parts(trace: Any) -> int:
     return len(trace.rendered) - 1
 
 
 @pytest.mark.parametrize("kind", list(GROWTH))
-def test_growth_only_resumes_without_a_full_walk(kind: str, walks: list[int]) -> None:
+def test_growth_only_resumes_without_a_full_walk(kind: str, fast_walks: list[int]) -> None:
     convo = Convo()
     b = convo.branch
     request = current(b)
     previous = compile_traced(b, request)
-    assert len(walks) == 1
+    assert len(fast_walks) == 1
     for n in range(1, 4):
         GROWTH[kind](b, n)
         trace = compile_traced(b, request)
-        assert len(walks) == 1, "growth alone must resume the previous walk"
+        assert len(fast_walks) == 1, "growth alone must resume the previous walk"
         assert trace.reused > 0
         continued = kind == "assistant-only"
         assert trace.reused == _history_parts(previous) - (1 if continued else 0)
@@ -1740,7 +1714,7 @@ def test_growth_only_resumes_without_a_full_walk(kind: str, walks: list[int]) ->
 
 
 def test_slow_rebuilt_and_other_profile_compiles_between_do_not_stop_resuming(
-    walks: list[int],
+    fast_walks: list[int],
 ) -> None:
     """The differential checks of this file compile with the fast path off, compile a rebuilt
     twin (same branch id) and other profiles between two compiles; none of them may turn the
@@ -1749,43 +1723,43 @@ def test_slow_rebuilt_and_other_profile_compiles_between_do_not_stop_resuming(
     add_turn(b, 0)
     request = current(b)
     compile_traced(b, request)
-    assert len(walks) == 1
+    assert len(fast_walks) == 1
     full_slow_outcome(b, request)
     full_outcome(rebuilt(b), request)  # a full walk of the twin
     compile_cached(b, TurnRequest(instruction=request.instruction), None)
     amendment1.compile_chat_request(b, amendment1.TurnRequest(instruction=request.instruction),
                                     measure=len)
-    count = len(walks)
+    count = len(fast_walks)
     add_turn(b, 1)
     trace = compile_traced(b, request)
-    assert len(walks) == count and trace.reused > 0
+    assert len(fast_walks) == count and trace.reused > 0
 
 
-def test_check_itself_resumes(walks: list[int]) -> None:
+def test_check_itself_resumes(fast_walks: list[int]) -> None:
     b = Convo().branch
     request = current(b)
     check(b, request)
-    count = len(walks)
+    count = len(fast_walks)
     add_turn(b, 1)
     check(b, request, rebuild=False)
-    assert len(walks) == count
+    assert len(fast_walks) == count
 
 
 def _walked_after(change: Callable[[], object], b: Branch, request: TurnRequest,
-                  walks: list[int]) -> tuple[int, Any]:
+                  fast_walks: list[int]) -> tuple[int, Any]:
     compile_traced(b, request)
-    before = len(walks)
+    before = len(fast_walks)
     change()
     try:
         trace = compile_traced(b, request)
     except Exception:
         trace = None
-    return len(walks) - before, trace
+    return len(fast_walks) - before, trace
 
 
 @pytest.mark.parametrize("grow", [False, True], ids=["same-view", "grown"])
 @pytest.mark.parametrize("name", list(MUTATIONS))
-def test_every_mutation_walks_in_full(name: str, grow: bool, walks: list[int]) -> None:
+def test_every_mutation_walks_in_full(name: str, grow: bool, fast_walks: list[int]) -> None:
     convo = Convo()
     b = convo.branch
     request = current(b)
@@ -1795,7 +1769,7 @@ def test_every_mutation_walks_in_full(name: str, grow: bool, walks: list[int]) -
         if grow:
             add_turn(b, 9)
 
-    walked, trace = _walked_after(change, b, request, walks)
+    walked, trace = _walked_after(change, b, request, fast_walks)
     assert walked == 1 and trace is not None and trace.reused == 0
     check(b, request, rebuild=False)
 
@@ -1807,13 +1781,13 @@ REFUSED_EDITS = {  # the edits of PROGRESSION_EDITS that leave a view the compil
 
 
 @pytest.mark.parametrize("edit", list(PROGRESSION_EDITS))
-def test_every_progression_edit_walks_in_full(edit: str, walks: list[int]) -> None:
+def test_every_progression_edit_walks_in_full(edit: str, fast_walks: list[int]) -> None:
     convo = Convo()
     b = convo.branch
     progression = view(b)
     request = current(b)
     compile_traced(b, request)
-    before = len(walks)
+    before = len(fast_walks)
     PROGRESSION_EDITS[edit](convo, progression)
     if edit in REFUSED_EDITS:
         with pytest.raises(HistoryError) as raised:
@@ -1822,7 +1796,7 @@ def test_every_progression_edit_walks_in_full(edit: str, walks: list[int]) -> No
         assert str(raised.value) == REFUSED_EDITS[edit]
     else:
         assert compile_traced(b, request).reused == 0
-    assert len(walks) - before == 1
+    assert len(fast_walks) - before == 1
     check(b, request, rebuild=False)
 
 
@@ -1849,18 +1823,18 @@ INVALIDATING: dict[str, Callable[[Convo], object]] = {
 
 
 @pytest.mark.parametrize("name", list(INVALIDATING))
-def test_every_record_change_walks_in_full(name: str, walks: list[int]) -> None:
+def test_every_record_change_walks_in_full(name: str, fast_walks: list[int]) -> None:
     convo = Convo()
     b = convo.branch
     request = current(b)
     if name == "view-removed":  # a view without the tool result exists before the warm compile
         view(b).remove(convo.resp.id)
-    walked, _ = _walked_after(lambda: INVALIDATING[name](convo), b, request, walks)
+    walked, _ = _walked_after(lambda: INVALIDATING[name](convo), b, request, fast_walks)
     assert walked == 1
     check(b, request, rebuild=False)
 
 
-def test_a_tail_defect_walks_in_full_and_the_repair_resumes(walks: list[int]) -> None:
+def test_a_tail_defect_walks_in_full_and_the_repair_resumes(fast_walks: list[int]) -> None:
     convo = Convo()
     b = convo.branch
     cp = view(b)
@@ -1873,16 +1847,16 @@ def test_a_tail_defect_walks_in_full_and_the_repair_resumes(walks: list[int]) ->
     ]
     for defect in defects:
         size = len(cp)
-        walked, trace = _walked_after(defect, b, request, walks)
+        walked, trace = _walked_after(defect, b, request, fast_walks)
         assert walked == 1 and trace is None
         while len(cp) > size:
             cp.pop()
-    before = len(walks)
+    before = len(fast_walks)
     add_turn(b, 3)  # the warm walk is still the last successful one
-    assert compile_traced(b, request).reused > 0 and len(walks) == before
+    assert compile_traced(b, request).reused > 0 and len(fast_walks) == before
 
 
-def test_untracked_values_walk_in_full_every_time(walks: list[int]) -> None:
+def test_untracked_values_walk_in_full_every_time(fast_walks: list[int]) -> None:
     convo = Convo()
     b = convo.branch
     b.msgs.add_message(instruction="untracked", context=[("pair", ["x"])])
@@ -1891,10 +1865,10 @@ def test_untracked_values_walk_in_full_every_time(walks: list[int]) -> None:
     for n in range(3):
         compile_traced(b, request)
         add_turn(b, n)
-    assert len(walks) == 3
+    assert len(fast_walks) == 3
 
 
-def test_fold_input_changes_resume_and_refold(walks: list[int]) -> None:
+def test_fold_input_changes_resume_and_refold(fast_walks: list[int]) -> None:
     """The view and records unchanged, only the fold's inputs: the walk resumes, the fold
     target is planned again (the output is the slow one's, checked above)."""
     convo = Convo()
@@ -1906,49 +1880,49 @@ def test_fold_input_changes_resume_and_refold(walks: list[int]) -> None:
         trace = compile_traced(b, request)
         b.msgs.system.content.system_message = f"System for {len(blocks)} {blocks!r}."
         assert full_outcome(b, request) == full_slow_outcome(b, request)
-    assert len(walks) == 1 and trace.reused > 0
+    assert len(fast_walks) == 1 and trace.reused > 0
 
 
 def test_the_prompt_cache_profile_resumes_on_growth_and_walks_after_a_record_edit(
-    walks: list[int],
+    fast_walks: list[int],
 ) -> None:
     b, recorded = _cached_conversation(3)
     request = _next_cached(b)
     cached_check(b, request, b.acts.schema_list)
-    count = len(walks)
+    count = len(fast_walks)
     for n in range(3):
         result = compile_cached(b, request, b.acts.schema_list)
         b.msgs.add_message(instruction=result.compiled.instruction)  # a real next turn
         b.msgs.add_message(assistant_response=f"more {n}")
         request = _next_cached(b, f"next {n}")
         compile_cached(b, request, b.acts.schema_list)
-        assert len(walks) == count, "a recorded next turn must resume"
+        assert len(fast_walks) == count, "a recorded next turn must resume"
         cached_check(b, request, b.acts.schema_list)
-        count = len(walks)
+        count = len(fast_walks)
     for edit in ("text-in-place", "record-removed"):
         RECORD_EDITS[edit](b, recorded)
         compile_cached(b, request, b.acts.schema_list)
-        assert len(walks) == count + 1, f"{edit} must walk in full"
+        assert len(fast_walks) == count + 1, f"{edit} must walk in full"
         cached_check(b, request, b.acts.schema_list, rebuild=True)
-        count = len(walks)
+        count = len(fast_walks)
 
 
-def test_amendment1_resumes_on_growth_and_walks_after_an_edit(walks: list[int]) -> None:
+def test_amendment1_resumes_on_growth_and_walks_after_an_edit(fast_walks: list[int]) -> None:
     convo = Convo()
     b = convo.branch
     budgets = amendment1.SectionBudgets(history=900, tool_results=80)
     request = amendment1.TurnRequest(instruction=b.msgs.create_instruction(instruction="now"))
     _a1_with(b, request, budgets, len)
-    count = len(walks)
+    count = len(fast_walks)
     for n in range(3):
         add_turn(b, n, tool=True)
         amendment1.compile_chat_request(b, request, budgets=budgets, measure=len)
-        assert len(walks) == count, "growth must resume"
+        assert len(fast_walks) == count, "growth must resume"
         _a1_with(b, request, budgets, len)
-        count = len(walks)
+        count = len(fast_walks)
     MUTATIONS["action-output-in-place"](convo)
     amendment1.compile_chat_request(b, request, budgets=budgets, measure=len)
-    assert len(walks) == count + 1
+    assert len(fast_walks) == count + 1
     _a1_with(b, request, budgets, len)
 
 
