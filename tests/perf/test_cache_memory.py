@@ -72,18 +72,19 @@ def test_a_dropped_branchs_walk_goes_in_one_collection_and_its_contents_in_the_n
     _cache.clear()
     gc.collect()
     probes: list[weakref.ReferenceType[Any]] = []
-    slots: list[int] = []  # the walk table's keys for these branches (their id())
+    owners: list[weakref.ReferenceType[Any]] = []
     for i in range(20):
         branch = _branch(i, 10)
         assert outcome(branch, current(branch))[0] == "ok"
         assert _resume._walks_of(branch) is not None
         probes += _content_probes(branch)
-        slots.append(id(branch))
+        owners.append(weakref.ref(branch))
         del branch
     _is_coro_func_cached.cache_clear()
     gc.collect()
-    # every walk of those branches went with them (a slot may already name a new object)
-    assert [s for s in slots if s in _resume._walks and _resume._walks[s][0]() is None] == []
+    # the branches are gone, and no entry of the walk table outlived its branch
+    assert [r for r in owners if r() is not None] == []
+    assert _resume._walks.dead() == 0
     gc.collect()
     assert _cache.cache_size() == 0
     assert [p for p in probes if p() is not None] == []

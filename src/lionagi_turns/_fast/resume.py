@@ -45,8 +45,6 @@ the one that frees the branch.
 
 from __future__ import annotations
 
-import functools
-import weakref
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter, is_
@@ -57,6 +55,7 @@ from lionagi.protocols.messages import ActionResponse, Instruction
 
 from .._history import Projection, Turn, extend_projection
 from .._render import own_copy
+from .owned import PerObject
 from .track import tracked as _trackable
 
 if TYPE_CHECKING:
@@ -110,22 +109,13 @@ class Walk:
     plan: Any
 
 
-# id(branch) -> (weak reference to the branch, its walks by reuse key); identity is re-checked,
-# so a recycled id() never matches, and a branch rebuilt with the same id is another branch.
-_walks: dict[int, tuple[weakref.ReferenceType[Any], dict[Hashable, Walk]]] = {}
+# Each live branch object's walks by reuse key (a branch rebuilt with the same id is another
+# branch).
+_walks: PerObject[dict[Hashable, Walk]] = PerObject()
 
 
 def _walks_of(branch: Any) -> dict[Hashable, Walk] | None:
-    entry = _walks.get(id(branch))
-    if entry is None or entry[0]() is not branch:
-        return None
-    return entry[1]
-
-
-def _drop(slot: int, dead: weakref.ReferenceType[Any]) -> None:
-    entry = _walks.get(slot)
-    if entry is not None and entry[0] is dead:
-        del _walks[slot]
+    return _walks.get(branch)
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,16 +237,9 @@ def store(
         if plan is None or type(plan.rendered) is str
         else replace(plan, rendered=own_copy(plan.rendered)),
     )
-    walks = _walks_of(branch)
-    if walks is None:
-        slot = id(branch)
-        try:
-            ref = weakref.ref(branch, functools.partial(_drop, slot))
-        except TypeError:  # a branch-like view that cannot be referenced weakly: keep nothing
-            return
-        walks = {}
-        _walks[slot] = (ref, walks)
-    walks[key] = walk
+    walks = _walks.setdefault(branch, dict)
+    if walks is not None:  # None: a branch-like view that cannot be referenced weakly
+        walks[key] = walk
 
 
 def _private(
@@ -334,12 +317,9 @@ def same_prefix(items: Sequence[Any], kept: Sequence[Any]) -> int:
 def forget(branch: Branch, key: Hashable | None = None) -> None:
     """Drop ``branch``'s walks (the next compile walks in full); given a ``key``, only the walk
     kept under it (a profile whose key changed drops the walk its old key no longer reaches)."""
-    walks = _walks_of(branch)
-    if walks is None:
-        return
     if key is None:
-        del _walks[id(branch)]
-    else:
+        _walks.forget(branch)
+    elif (walks := _walks.get(branch)) is not None:
         walks.pop(key, None)
 
 

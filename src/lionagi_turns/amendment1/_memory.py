@@ -13,37 +13,25 @@ Rules:
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
+
+from .._fast.owned import PerObject
 
 __all__ = ("forget", "recall", "remember")
 
-_values: dict[int, tuple[weakref.ReferenceType[Any], Any]] = {}
+_values: PerObject[Any] = PerObject()
 
 
 def recall(branch: Any) -> Any | None:
     """The value remembered for ``branch`` (this very object), or None."""
-    entry = _values.get(id(branch))
-    if entry is None or entry[0]() is not branch:
-        return None
-    return entry[1]
+    return _values.get(branch)
 
 
 def remember(branch: Any, value: Any) -> None:
     """Remember ``value`` for ``branch`` until the branch is collected or it is replaced."""
-    key = id(branch)
-
-    def drop(ref: weakref.ReferenceType[Any], key: int = key) -> None:
-        entry = _values.get(key)
-        if entry is not None and entry[0] is ref:
-            _values.pop(key, None)
-
-    _values[key] = (weakref.ref(branch, drop), value)
+    _values.put(branch, value)
 
 
 def forget(branch: Any) -> None:
     """Drop what is remembered for ``branch`` (nothing when nothing is)."""
-    entry = _values.get(id(branch))
-    if entry is not None and entry[0]() is branch:
-        _values.pop(id(branch), None)
-
+    _values.forget(branch)
