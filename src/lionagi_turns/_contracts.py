@@ -54,6 +54,8 @@ def _check_instruction(value: Any) -> None:
 
 def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
     """A deep-copied, read-only view of ``mapping``; the caller's object is not retained."""
+    if (type(mapping) is MappingProxyType or type(mapping) is dict) and not mapping:
+        return MappingProxyType({})  # the default: nothing to check or copy
     if not isinstance(mapping, Mapping):
         raise TypeError(
             f"{owner}.provider_kwargs must be a mapping of keyword arguments, "
@@ -225,7 +227,7 @@ def _progression(value: Any) -> tuple[UUID, ...] | None:
 
 
 def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
-    if value is None:
+    if value is None or (type(value) is tuple and not value):  # the default
         return ()
     items = _ordered(value, "tool_schemas", "a sequence of schema dicts")
     bad = [f"[{i}]" for i, s in enumerate(items) if not isinstance(s, Mapping)]
@@ -264,7 +266,7 @@ def _check_structure(value: Any) -> None:
 
 
 def _context_blocks(value: Any) -> tuple[ContextBlock, ...]:
-    if value is None:
+    if value is None or (type(value) is tuple and not value):  # the default
         return ()
     blocks = _ordered(
         value, "context_blocks", "a sequence of ContextBlock values", (ContextBlock,)
