@@ -12,10 +12,13 @@ import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Literal
+from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
 from lionagi.protocols.messages.instruction import InstructionContent
 
+from ._fast.switch import fast_path_enabled
+from ._fast.track import tracked
 from ._parts import check_image_detail
 
 __all__ = (
@@ -119,10 +122,30 @@ def durable_instruction(source: Instruction) -> Instruction:
             f"durable_instruction needs a lionagi Instruction with InstructionContent, got a "
             f"{what}; build one with branch.msgs.create_instruction(instruction=...)"
         )
-    durable = DurableInstructionContent.from_instruction(source.content)  # deep-copied values
-    # The durable values are this call's own copies, so the content takes them as they are.
+    original = source.content
+    if fast_path_enabled() and tracked(original):
+        # Every container is one of lionagi's tracked lists/dicts and every leaf immutable
+        # (``_fast.track``), and InstructionContent's constructor copies each list and dict into
+        # a new tracked one all the way down: its copies are a deep copy.
+        durable = DurableInstructionContent(
+            instruction=original.instruction,
+            guidance=original.guidance,
+            prompt_context=list(original.prompt_context),
+            plain_content=original.plain_content,
+            images=list(original.images),
+            image_detail=original.image_detail,
+        )
+    else:
+        durable = DurableInstructionContent.from_instruction(original)  # deep-copied values
+    # The durable values are this call's own (or are copied by the constructor), so the content
+    # takes them as they are.
     content = durable._content(durable.guidance, durable.prompt_context)
     # A deep copy (lionagi's Message.__deepcopy__ gives the copy its own, empty render cache, so
     # rendering the copy never writes into the source's private state) in which the source's
-    # content is the durable one: the memo maps it, so it is never copied itself.
-    return copy.deepcopy(source, {id(source.content): content})
+    # content is the durable one — the memo maps it, so it is never copied itself — and its
+    # ids are themselves (a UUID is immutable).
+    memo: dict[int, Any] = {id(original): content}
+    for value in source.__dict__.values():
+        if type(value) is UUID:
+            memo[id(value)] = value
+    return copy.deepcopy(source, memo)
