@@ -356,6 +356,9 @@ def fast_yaml(value: Any) -> str | None:
     """``lionagi...minimal_yaml(value)`` when the fast path is on and ``value`` is inside the
     proven domain, else None."""
     if _READY and type(value) is not str and fast_path_enabled():
+        text = direct_yaml(value)  # the text of the same events, when every style is plain to see
+        if text is not None:
+            return text
         events = _events(value)
         if events is not None:
             return _emit(events)
@@ -395,3 +398,7 @@ def section_doc(guidance: Any, instruction: Any, context: Any, tools: Any) -> di
         "Tools": tools,
     }
     return {k: v for k, v in sections.items() if v not in (None, "", [], {})}
+
+
+# Last: direct.py reads this module's tables and helpers.
+from .direct import direct_yaml  # noqa: E402
