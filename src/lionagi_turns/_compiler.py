@@ -47,6 +47,7 @@ lionagi state (render caches included) is touched. No I/O.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
@@ -173,7 +174,7 @@ def _compile_traced(
     )
     current = rendered[-1]
     _guard_current_turn(request.instruction.content, current.content)
-    with naming_record(_current_record(request)):
+    with naming_record(functools.partial(_current_record, request)):
         instruction = durable_instruction(request.instruction)
     compiled = CompiledChatRequest(
         instruction=instruction,
@@ -247,9 +248,11 @@ def _plan_fold(
     section = profile.envelope(request.context_blocks)
     target, turn = _fold_target(projection, profile)
     if turn is not None:
-        guidance, record = turn.message.content.guidance, _history_record(turn)
+        guidance = turn.message.content.guidance
+        record = functools.partial(_history_record, turn)
     else:
-        guidance, record = request.instruction.content.guidance, _current_record(request)
+        guidance = request.instruction.content.guidance
+        record = functools.partial(_current_record, request)
     with naming_record(record):
         parts = FoldParts(system_text, section, guidance_text(guidance))
     folded = FoldParts(
@@ -400,7 +403,7 @@ def _render_history(
         hit = _cache.cached(message, turn.results, turn.sources)
         if hit is not _cache.MISS:
             return hit, None
-    with naming_record(_history_record(turn)):
+    with naming_record(functools.partial(_history_record, turn)):
         if durable:
             return _cache.render_durable(message, turn.results, turn.sources), None
         if own_view and profile.results_section is not None:
@@ -476,7 +479,7 @@ def _render_current(
     fold: FoldParts | None,
 ) -> tuple[Content, Encoding | None]:
     options = profile.current_options(branch, request)
-    with naming_record(_current_record(request)):
+    with naming_record(functools.partial(_current_record, request)):
         if (
             fold is None
             and context is None

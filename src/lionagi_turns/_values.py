@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import reprlib
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Literal
 
 from lionagi._errors import EmptyOutgoingContentError
 from lionagi.libs.schema.minimal_yaml import MinimalDumper
@@ -205,22 +204,33 @@ def shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-@contextmanager
-def naming_record(record: str) -> Iterator[None]:
+class naming_record:  # a context manager used like a function: ``with naming_record(...)``
     """Re-raise a failure while rendering one record with ``record`` (e.g. "history position
-    3, instruction id ...") appended: a ValueError stays a ValueError, a TypeError a TypeError,
-    and any other exception a value raised (a broken ``__iter__``, ``__deepcopy__``, ...)
-    becomes a TypeError; the original is chained as ``__cause__``. lionagi's
-    ``EmptyOutgoingContentError`` and ``MemoryError`` pass through unchanged."""
-    try:
-        yield
-    except (EmptyOutgoingContentError, MemoryError):
-        raise
-    except ValueError as exc:
-        raise ValueError(f"{_text(exc)} ({record})") from exc
-    except TypeError as exc:
-        raise TypeError(f"{_text(exc)} ({record})") from exc
-    except Exception as exc:
+    3, instruction id ...", or a function returning that text, called only on a failure)
+    appended: a ValueError stays a ValueError, a TypeError a TypeError, and any other
+    exception a value raised (a broken ``__iter__``, ``__deepcopy__``, ...) becomes a
+    TypeError; the original is chained as ``__cause__``. lionagi's
+    ``EmptyOutgoingContentError``, ``MemoryError`` and what is not an ``Exception`` pass
+    through unchanged."""
+
+    __slots__ = ("_record",)
+
+    def __init__(self, record: str | Callable[[], str]) -> None:
+        self._record = record
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
+        if exc is None or not isinstance(exc, Exception):
+            return False
+        if isinstance(exc, EmptyOutgoingContentError | MemoryError):
+            return False
+        record = self._record if isinstance(self._record, str) else self._record()
+        if isinstance(exc, ValueError):
+            raise ValueError(f"{_text(exc)} ({record})") from exc
+        if isinstance(exc, TypeError):
+            raise TypeError(f"{_text(exc)} ({record})") from exc
         raise TypeError(
             f"a value raised {type(exc).__name__}: {_text(exc)} ({record}). Pass plain data "
             "(text, numbers, bools, None, dicts and lists of those)."
