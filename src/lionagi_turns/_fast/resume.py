@@ -210,11 +210,10 @@ def store(
 
     ``previous`` is the walk this compile resumed (its verdicts for the unchanged prefix
     carry over), ``reused`` how many leading ``history`` parts are its parts and ``plan`` the
-    compile's ``FoldPlan`` (kept with a private copy of a list rendering). Not kept when
-    the pile changed while the compile ran, or a revision is not an int."""
-    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    if list(pile) != snap.keys or not all(map(is_, pile.values(), snap.values)):
-        return
+    compile's ``FoldPlan`` (kept with a private copy of a list rendering). Not kept when a
+    revision is not an int. (A pile changed while the compile ran needs no check here: the
+    walk rendered the records the snapshot read, and the next compile resumes only from a
+    pile that again starts with the snapshot's.)"""
     start = len(previous.snap.view) if previous is not None else 0
     if not set(map(type, snap.revisions[start:])) <= {int}:  # the previous walk's are ints
         return
