@@ -271,3 +271,66 @@ def test_durable_instruction_refuses_what_is_not_an_instruction(source: Any) -> 
         f"durable_instruction needs a lionagi Instruction with InstructionContent, got a "
         f"{type(source).__name__}; build one with branch.msgs.create_instruction(instruction=...)"
     )
+
+
+def _containers(value: Any, found: dict[int, Any]) -> dict[int, Any]:
+    """Every list and dict reachable from ``value`` (through lists, dicts and tuples), by id."""
+    if isinstance(value, list | dict):
+        found[id(value)] = value
+    if isinstance(value, dict):
+        for item in value.values():
+            _containers(item, found)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _containers(item, found)
+    return found
+
+
+class _Note:
+    """An untracked value: its instruction is deep-copied the long way."""
+
+    def __init__(self, rows: list[int]) -> None:
+        self.rows = rows
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Note) and other.rows == self.rows
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["fast", "no-fast-path"])
+@pytest.mark.parametrize(
+    "context, tracked",
+    [
+        ([{"doc": "a", "rows": [1, [2, {"k": "v"}]]}, "plain", 3, None], True),
+        ([{"doc": "a", "pair": ([1], {"k": [2]})}], False),  # a tuple holding lists
+        ([{"doc": "a", "note": _Note([1, 2])}], False),  # an arbitrary object
+    ],
+    ids=["tracked", "tuple", "object"],
+)
+def test_the_durable_copy_shares_no_container_with_its_source(
+    context: list[Any], tracked: bool, fast: bool
+) -> None:
+    from lionagi_turns import no_fast_path
+    from lionagi_turns._fast.track import trackable
+
+    b = branch()
+    source = b.msgs.create_instruction(instruction="q", guidance="g", context=context)
+    expected = DurableInstructionContent.from_instruction(source.content)
+    if fast:
+        copy = durable_instruction(source)
+    else:
+        with no_fast_path():
+            copy = durable_instruction(source)
+    assert trackable(source.content) is tracked  # which copy durable_instruction makes
+    assert list(copy.content.prompt_context) == list(source.content.prompt_context)
+    assert list(copy.content.prompt_context) == expected.prompt_context
+    shared = set(_containers(source.content.prompt_context, {})) & set(
+        _containers(copy.content.prompt_context, {})
+    )
+    assert shared == set()
+    copy.content.prompt_context[0]["doc"] = "changed"
+    assert source.content.prompt_context[0]["doc"] == "a"
+    if "note" in context[0]:
+        note = source.content.prompt_context[0]["note"]
+        assert copy.content.prompt_context[0]["note"] is not note
