@@ -341,8 +341,8 @@ def _render(
                 (hit := _cache.cached(turn.message, turn.results, turn.sources)) is not _cache.MISS
             ):  # what _render_history returns for this turn on a hit, without its calls
                 content = hit
-            else:
-                content = _render_history(branch, turn, profile, None)[0]
+            else:  # a miss when ``seed`` (the cache was just asked): not asked again
+                content = _render_history(branch, turn, profile, None, probed=seed)[0]
             if not folded and history_text is not None:
                 content = history_text(branch, turn, content)
             sent = index if content else None
@@ -393,19 +393,29 @@ def _refold(out: list[RenderedPart], messages: list[CompiledMessage], plan: Fold
 
 
 def _render_history(
-    branch: Branch, turn: InstructionTurn, profile: CompileProfile, fold: FoldParts | None
+    branch: Branch,
+    turn: InstructionTurn,
+    profile: CompileProfile,
+    fold: FoldParts | None,
+    *,
+    probed: bool = False,
 ) -> tuple[Content, Encoding | None]:
+    """``turn``'s rendering under ``profile`` (with ``fold``) and the fold's encoding;
+    ``probed``: the render cache has just answered MISS for this turn."""
     options = profile.history_options(branch, turn)
     message = turn.message
     own_view = fold is None and options is None and turn.context is None
     durable = own_view and profile.results_section is None
-    if durable and _switch.fast_path_enabled():  # a cache hit cannot fail: no record naming
+    if durable and not probed and _switch.fast_path_enabled():  # a hit cannot fail
         hit = _cache.cached(message, turn.results, turn.sources)
         if hit is not _cache.MISS:
             return hit, None
     with naming_record(functools.partial(_history_record, turn)):
         if durable:
-            return _cache.render_durable(message, turn.results, turn.sources), None
+            rendered = _cache.render_durable(
+                message, turn.results, turn.sources, probed=probed or _switch.fast_path_enabled()
+            )
+            return rendered, None
         if own_view and profile.results_section is not None:
             return _sectioned(message, turn.results, profile.results_section), None
         kwargs: dict[str, Any] = {} if options is None else {"options": options}

@@ -121,15 +121,19 @@ def render_durable(
     message: Instruction,
     results: Sequence[dict[str, Any]] = (),
     sources: Sequence[ActionResponse] = (),
+    *,
+    probed: bool = False,
 ) -> Any:
     """The provider-visible rendering of a historical instruction with ``results`` folded in and
     no system/context/guidance fold: exactly ``render_instruction(message.content,
-    results=results)``."""
+    results=results)``. ``probed``: ``cached`` has just answered MISS for these arguments (the
+    cache is not asked again)."""
     if not fast_path_enabled():
         return render_instruction(message.content, results=results)
-    hit = cached(message, results, sources)
-    if hit is not MISS:
-        return hit
+    if not probed:
+        hit = cached(message, results, sources)
+        if hit is not MISS:
+            return hit
     content = message.content
     key = _revisions(content, results, sources)
     rendered = render_history(content, results)
