@@ -33,6 +33,7 @@ Rules (what is written here; anything else is None):
 from __future__ import annotations
 
 import re
+from itertools import repeat
 from typing import Any
 
 from . import yaml as _yaml
@@ -59,49 +60,36 @@ def direct_yaml(value: Any) -> str | None:
     out: list[str] = []
     budget = [DIRECT_ITEMS]
     try:
-        if kind in _DICTS:
-            kept = _mapping(value, 0, False, out, 1, budget)
-        elif kind in _LISTS:
-            kept = _sequence(value, 0, False, out, 1, budget)
-        else:
+        if kind not in _DICTS and kind not in _LISTS:
             return None
+        kept = _collection(value, kind in _DICTS, 0, False, out, 1, budget)
     except _Undecided:
         return None
     return "".join(out) if kept else None
 
 
-def _mapping(
-    value: Any, indent: int, inline: bool, out: list[str], depth: int, budget: list[int]
+def _collection(
+    value: Any,
+    mapping: bool,
+    indent: int,
+    inline: bool,
+    out: list[str],
+    depth: int,
+    budget: list[int],
 ) -> bool:
-    """Write the kept entries; ``inline``: the first one continues the current line."""
+    """Write a mapping's (``mapping``) or a sequence's kept entries, each ``key:`` or ``-`` at
+    ``indent``; ``inline``: the first kept one continues the current line. Whether any was
+    kept."""
     budget[0] -= len(value) + 1
     if budget[0] < 0:
         raise _Undecided
     pad = " " * indent
     kept = False
-    for key, item in value.items():
-        head = _key(key)
+    for key, item in value.items() if mapping else zip(repeat(None), value):
+        head = _key(key) if mapping else "-"  # every key is checked, a dropped one's too
         mark = len(out)
         out.append(head if inline and not kept else pad + head)
-        if _value(item, indent, out, depth, budget, True):
-            kept = True
-        else:
-            del out[mark:]
-    return kept
-
-
-def _sequence(
-    value: Any, indent: int, inline: bool, out: list[str], depth: int, budget: list[int]
-) -> bool:
-    budget[0] -= len(value) + 1
-    if budget[0] < 0:
-        raise _Undecided
-    pad = " " * indent
-    kept = False
-    for item in value:
-        mark = len(out)
-        out.append("-" if inline and not kept else pad + "-")
-        if _value(item, indent, out, depth, budget, False):
+        if _value(item, indent, out, depth, budget, mapping):
             kept = True
         else:
             del out[mark:]
@@ -126,19 +114,12 @@ def _value(
         if depth > _yaml.MAX_DEPTH:
             raise _Undecided
         mark = len(out)
-        if kind in _DICTS:
-            if in_mapping:
-                out.append("\n")
-                kept = _mapping(item, indent + 2, False, out, depth + 1, budget)
-            else:
-                out.append(" ")
-                kept = _mapping(item, indent + 2, True, out, depth + 1, budget)
-        elif in_mapping:
-            out.append("\n")
-            kept = _sequence(item, indent, False, out, depth + 1, budget)
-        else:
-            out.append(" ")
-            kept = _sequence(item, indent + 2, True, out, depth + 1, budget)
+        mapping = kind in _DICTS
+        # Under a key: on the next line, a mapping two deeper, a sequence flush with the key.
+        # As a sequence item: on the item's line, two deeper.
+        out.append("\n" if in_mapping else " ")
+        deeper = indent if in_mapping and not mapping else indent + 2
+        kept = _collection(item, mapping, deeper, not in_mapping, out, depth + 1, budget)
         if not kept:
             del out[mark:]
         return kept
