@@ -15,6 +15,8 @@ representer functions registered on lionagi's ``MinimalDumper`` (through a probe
 what they ask for; ``str`` is done inline, proven equal to lionagi's ``_represent_str``) and
 their implicit flags come from ``MinimalDumper``'s implicit-resolver table. Anything outside
 the domain goes to lionagi's ``minimal_yaml`` unchanged (so its errors are lionagi's too).
+Before the events, ``direct.direct_yaml`` writes the text itself when every scalar's style is
+one it decides (see ``direct``); otherwise the events are built as described.
 
 The proven domain — values for which libyaml and PyYAML's pure-Python emitter were shown to
 agree (tests/perf: the characterization scenarios, fixed edge cases and a differential fuzz
