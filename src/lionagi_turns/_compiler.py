@@ -410,12 +410,10 @@ def _render_history(
         hit = _cache.cached(message, turn.results, turn.sources)
         if hit is not _cache.MISS:
             return hit, None
+        probed = True
     with naming_record(functools.partial(_history_record, turn)):
         if durable:
-            rendered = _cache.render_durable(
-                message, turn.results, turn.sources, probed=probed or _switch.fast_path_enabled()
-            )
-            return rendered, None
+            return _cache.render_durable(message, turn.results, turn.sources, probed=probed), None
         if own_view and profile.results_section is not None:
             return _sectioned(message, turn.results, profile.results_section), None
         kwargs: dict[str, Any] = {} if options is None else {"options": options}

@@ -85,10 +85,16 @@ class DurableInstructionContent:
     @classmethod
     def from_instruction(cls, content: InstructionContent) -> DurableInstructionContent:
         """The durable part of a lionagi InstructionContent, deep-copied."""
+        return cls._of(content, copy.deepcopy)
+
+    @classmethod
+    def _of(cls, content: InstructionContent, own: Any) -> DurableInstructionContent:
+        """The durable part of ``content``, its guidance and context items passed through
+        ``own`` (a deep copy, or the identity when the caller's construction copies them)."""
         return cls(
             instruction=content.instruction,
-            guidance=copy.deepcopy(content.guidance),
-            prompt_context=copy.deepcopy(list(content.prompt_context)),
+            guidance=own(content.guidance),
+            prompt_context=own(list(content.prompt_context)),
             plain_content=content.plain_content,
             images=list(content.images),
             image_detail=content.image_detail,
@@ -109,6 +115,10 @@ class DurableInstructionContent:
         )
 
 
+def _itself(value: Any) -> Any:
+    return value
+
+
 DURABLE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(DurableInstructionContent))
 
 
@@ -123,20 +133,11 @@ def durable_instruction(source: Instruction) -> Instruction:
             f"{what}; build one with branch.msgs.create_instruction(instruction=...)"
         )
     original = source.content
-    if fast_path_enabled() and tracked(original):
-        # Every container is one of lionagi's tracked lists/dicts and every leaf immutable
-        # (``_fast.track``), and InstructionContent's constructor copies each list and dict into
-        # a new tracked one all the way down: its copies are a deep copy.
-        durable = DurableInstructionContent(
-            instruction=original.instruction,
-            guidance=original.guidance,
-            prompt_context=list(original.prompt_context),
-            plain_content=original.plain_content,
-            images=list(original.images),
-            image_detail=original.image_detail,
-        )
-    else:
-        durable = DurableInstructionContent.from_instruction(original)  # deep-copied values
+    # When every container is one of lionagi's tracked lists/dicts and every leaf immutable
+    # (``_fast.track``), InstructionContent's constructor, which copies each list and dict into
+    # a new tracked one all the way down, makes the deep copy itself.
+    shallow = fast_path_enabled() and tracked(original)
+    durable = DurableInstructionContent._of(original, _itself if shallow else copy.deepcopy)
     # The durable values are this call's own (or are copied by the constructor), so the content
     # takes them as they are.
     content = durable._content(durable.guidance, durable.prompt_context)

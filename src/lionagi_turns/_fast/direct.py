@@ -42,9 +42,7 @@ __all__ = ("DIRECT_ITEMS", "direct_yaml")
 
 DIRECT_ITEMS = 100_000
 
-_DICTS = (dict, _yaml._TrackedDict)
-_LISTS = (list, _yaml._TrackedList)
-_STR_TAG = _yaml._STR_TAG
+_DICTS, _LISTS, _STR_TAG = _yaml._DICTS, _yaml._LISTS, _yaml._STR_TAG
 # For a one-line string without TAB (every other in-domain character is printable and no
 # whitespace but the space), PyYAML's block indicators and the leading/trailing-space rule.
 _BLOCKED = re.compile(r"^[#,\[\]{}&*!|>'\"%@`]|^[?-](?: |$)|:(?: |$)| #|^---|^\.\.\.|^ | $")
@@ -160,17 +158,15 @@ def _line(text: str) -> str:
     return scalar
 
 
-# Decided scalars and key heads of short texts, by text (a pure function of it); bounded: a
-# full table is emptied and refilled.
-_SHARED_TEXT = 64
-_SHARED = 4096
+# Decided scalars and key heads of short texts, by text (a pure function of it); bounded as the
+# event path's shared events are: a full table is emptied and refilled.
 _SCALARS: dict[str, str] = {}
 _HEADS: dict[str, str] = {}
 
 
 def _remember(table: dict[str, str], text: str, decided: str) -> None:
-    if len(text) <= _SHARED_TEXT:
-        if len(table) >= _SHARED:
+    if len(text) <= _yaml._SHARED_TEXT:
+        if len(table) >= _yaml._SHARED_EVENTS:
             table.clear()
         table[text] = decided
 

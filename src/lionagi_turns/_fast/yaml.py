@@ -87,8 +87,8 @@ MAX_ITEMS = 500_000
 
 # Characters outside the proven domain (see the module docstring).
 _OUTSIDE = re.compile("[^\t\n -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
-_DICTS = (dict, _TrackedDict)
-_LISTS = (list, _TrackedList)
+_DICTS: tuple[type, ...] = (dict, _TrackedDict)
+_LISTS: tuple[type, ...] = (list, _TrackedList)
 _INT_BITS = 1000  # about 301 digits: far below any digit limit str(int) may have (>= 640)
 
 _STR_TAG = "tag:yaml.org,2002:str"
