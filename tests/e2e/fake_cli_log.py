@@ -39,7 +39,8 @@ def record(program: str, stdin: str | None) -> int | None:
     number = 0
     try:
         with open(log_path, encoding="utf-8") as fh:
-            number = sum(1 for line in fh if line.strip() and json.loads(line)["program"] == program)
+            records = [json.loads(line) for line in fh if line.strip()]
+        number = sum(1 for r in records if r["program"] == program)
     except FileNotFoundError:
         pass
     line = {"program": program, "argv": sys.argv[1:], "stdin": stdin, "cwd": os.getcwd()}

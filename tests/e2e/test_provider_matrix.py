@@ -183,7 +183,7 @@ def test_the_matrix_covers_every_conversation_endpoint() -> None:
     registered = {(e["provider"], e["endpoint"]) for e in EndpointRegistry.list_providers()}
     assert {(row.provider, row.registered) for row in PROVIDERS} == (
         registered - NOT_CONVERSATIONS)
-    assert NOT_CONVERSATIONS <= registered
+    assert registered >= NOT_CONVERSATIONS
     for row in PROVIDERS:  # each row builds the endpoint it names (or fails in lionagi)
         try:
             model = row.build("http://127.0.0.1:9/v1" if row.server else None)

@@ -34,7 +34,6 @@ and ``resumed_view`` reports that it held back (a known gap, warned once by the 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -71,7 +70,6 @@ def is_resumed_cli(model: Any) -> bool:
     return sends_last_message_only(type(endpoint))
 
 
-@functools.cache
 def sends_last_message_only(endpoint_type: type[AgenticEndpoint]) -> bool:
     """Whether ``endpoint_type``'s request model, given ``PROBE_CONVERSATION`` and the
     ``resume`` lionagi's ``iModel`` adds, builds a prompt of the last message alone.
@@ -80,7 +78,19 @@ def sends_last_message_only(endpoint_type: type[AgenticEndpoint]) -> bool:
     the request model, or any key when the endpoint does not filter to the model's fields.
     An endpoint without a request model (its own ``create_payload``) counts as not resuming.
     A request model that refuses the probe counts as not resuming too, and says so with one
-    ``TurnsCompatibilityWarning`` (the whole view is then sent, as lionagi itself would)."""
+    ``TurnsCompatibilityWarning`` (the whole view is then sent, as lionagi itself would).
+    Decided once per endpoint class."""
+    decided = _DECIDED.get(endpoint_type)
+    if decided is None:
+        decided = _DECIDED[endpoint_type] = _probe(endpoint_type)
+    return decided
+
+
+#: ``sends_last_message_only``'s answers, per endpoint class.
+_DECIDED: dict[type[AgenticEndpoint], bool] = {}
+
+
+def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:
     request_model: type[BaseModel] | None = getattr(endpoint_type, "_request_model", None)
     if request_model is None:
         return False
@@ -99,7 +109,7 @@ def sends_last_message_only(endpoint_type: type[AgenticEndpoint]) -> bool:
             f"conversation ({exc.error_count()} errors), so its turns are compiled as not "
             "resumed (the whole view, as lionagi sends it)",
             TurnsCompatibilityWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
         return False
     return prompt == PROBE_CONVERSATION[-1]["content"]
