@@ -139,7 +139,6 @@ class Provider:
         return iModel(**kwargs)
 
 
-HTTP = "chat/completions"
 PROVIDERS = (
     Provider("openai", "openai", "gpt-4.1-mini"),
     Provider("groq", "groq", "llama-3.3-70b-versatile"),
@@ -163,6 +162,8 @@ PROVIDERS = (
              program="claude", sends="current turn"),
     Provider("gemini_code", "gemini_code", "gemini-4-argon", "query_cli", server=None,
              program="agy", sends="current turn"),
+    # Never resumed: codex starts a new thread per `codex exec`, pi keeps no session; lionagi
+    # renders the whole conversation into each prompt (codex on stdin, pi as the last argument).
     Provider("codex", "codex", "gpt-5.3-codex", "query_cli", server=None, program="codex"),
     Provider("pi", "pi", "openai/gpt-4.1", "query_cli", server=None, program="pi"),
 )
