@@ -1,10 +1,11 @@
-"""Fixtures for the end-to-end tests: a real 127.0.0.1 chat server and a fake ``claude`` CLI.
+"""Fixtures for the end-to-end tests: a real 127.0.0.1 chat server and fake CLI executables.
 
-At import time (before any e2e test module imports lionagi) an executable named ``claude`` is
-written to a private temporary directory that is put FIRST on ``PATH``; it runs
-``fake_claude.py`` with this interpreter. lionagi resolves the binary lazily and caches a
-successful lookup, so the ``fake_claude`` fixture also pins lionagi's cache to this binary for
-the test (restored afterwards).
+At import time (before any e2e test module imports lionagi) executables named ``claude``,
+``codex``, ``agy`` and ``pi`` are written to a private temporary directory that is put FIRST on
+``PATH``; each runs its ``fake_<name>.py`` with this interpreter. lionagi resolves each binary
+when its provider module is imported and keeps the result, so the ``fake_claude`` and
+``fake_clis`` fixtures also pin lionagi's resolved paths to these binaries for the test
+(restored afterwards).
 """
 
 from __future__ import annotations
@@ -34,6 +35,20 @@ FAKE_CLAUDE.write_text(
     encoding="utf-8",
 )
 FAKE_CLAUDE.chmod(FAKE_CLAUDE.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def _fake_executable(name: str, script: str) -> Path:
+    path = _FAKE_BIN_DIR / name
+    path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{_E2E_DIR / script}" "$@"\n',
+                    encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return path
+
+
+#: The other CLIs lionagi 0.36 drives (``fake_codex.py``, ``fake_agy.py``, ``fake_pi.py``).
+FAKE_CODEX = _fake_executable("codex", "fake_codex.py")
+FAKE_AGY = _fake_executable("agy", "fake_agy.py")
+FAKE_PI = _fake_executable("pi", "fake_pi.py")
 os.environ["PATH"] = f"{_FAKE_BIN_DIR}{os.pathsep}{os.environ.get('PATH', '')}"
 
 
@@ -98,6 +113,54 @@ def fake_claude(
     monkeypatch.setenv("FAKE_CLAUDE_SCRIPT", str(fake.script_file))
     monkeypatch.setattr(claude_code, "CLAUDE_CLI", str(FAKE_CLAUDE))
     monkeypatch.setattr(claude_code, "HAS_CLAUDE_CODE_CLI", True)
+    return fake
+
+
+@dataclass
+class FakeCLIs:
+    """The per-test view of the fake ``codex``, ``agy`` and ``pi``: one shared call log."""
+
+    log: Path
+    replies_file: Path
+
+    def replies(self, *texts: str) -> None:
+        """Call N of each program answers ``texts[N]`` (see fake_cli_log.py)."""
+        self.replies_file.write_text(json.dumps(list(texts)), encoding="utf-8")
+
+    def calls(self, program: str) -> list[dict[str, Any]]:
+        """One record per spawned ``program``: ``argv``, ``stdin``, ``cwd``."""
+        if not self.log.exists():
+            return []
+        lines = self.log.read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines if line.strip()]
+        return [r for r in records if r["program"] == program]
+
+    def reset(self) -> None:
+        """Forget every call (the next call of each program is call 0 again)."""
+        self.log.unlink(missing_ok=True)
+
+
+@pytest.fixture
+def fake_clis(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> FakeCLIs:
+    """The fakes logged to a fresh file, and lionagi's resolved binaries pinned to them."""
+    from lionagi.providers.google import gemini_code
+    from lionagi.providers.openai import codex
+    from lionagi.providers.pi import cli as pi_cli
+
+    state = tmp_path_factory.mktemp("fake-clis")
+    fake = FakeCLIs(log=state / "calls.jsonl", replies_file=state / "replies.json")
+    fake.replies()
+    monkeypatch.setenv("FAKE_CLI_LOG", str(fake.log))
+    monkeypatch.setenv("FAKE_CLI_REPLIES", str(fake.replies_file))
+    for module, path_name, has_name, path in (
+        (codex, "CODEX_CLI", "HAS_CODEX_CLI", FAKE_CODEX),
+        (gemini_code, "AGY_CLI", "HAS_AGY", FAKE_AGY),
+        (pi_cli, "PI_CLI", "HAS_PI_CLI", FAKE_PI),
+    ):
+        monkeypatch.setattr(module, path_name, str(path))
+        monkeypatch.setattr(module, has_name, True)
     return fake
 
 

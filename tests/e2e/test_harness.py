@@ -15,6 +15,7 @@ import pytest
 from lionagi import Branch
 from lionagi.protocols.messages import ActionRequest, ActionResponse, AssistantResponse
 
+from .fake_cli_log import flag
 from .harness import BoundarySpy, cli_prompt, collect
 from .http_server import ChatServer, Reply, tool_call
 
@@ -131,3 +132,45 @@ async def test_fake_claude_refuses_to_run_unobserved(tmp_path, monkeypatch) -> N
                           timeout=30, check=False)
     assert proc.returncode == 2
     assert "FAKE_CLAUDE_LOG" in proc.stderr
+
+
+@pytest.mark.parametrize(("provider", "model_name", "program"), [
+    ("codex", "gpt-5.3-codex", "codex"), ("gemini_code", "gemini-4-argon", "agy"),
+    ("pi", "openai/gpt-4.1", "pi")])
+async def test_fake_clis_are_spawned_and_answer_as_lionagi_parses(
+    fake_clis, provider: str, model_name: str, program: str
+) -> None:
+    from lionagi import iModel
+
+    fake_clis.replies("first answer", "second answer")
+    model = iModel(provider=provider, model=model_name)
+    branch = Branch(system="Be brief.", chat_model=model)
+    spy = BoundarySpy(model, watch=branch)
+    assert await branch.communicate("one") == "first answer"
+    assert await branch.communicate("two") == "second answer"
+
+    calls = fake_clis.calls(program)
+    assert len(calls) == len(spy.calls) == 2
+    for call, boundary in zip(calls, spy.calls, strict=True):
+        sent = [m["content"] for m in boundary.messages if m["role"] != "system"]
+        # agy resumes its conversation (the last message alone); codex and pi get them all.
+        prompt = sent[-1] if program == "agy" and boundary.resume else "\n".join(sent)
+        where = {"codex": call["stdin"], "agy": call["argv"][1], "pi": call["argv"][-1]}
+        assert where[program] == prompt
+    sessions = [flag(c["argv"], "--conversation") for c in calls]
+    assert sessions == ([None, "conv-1"] if program == "agy" else [None, None])
+    assert model.provider_session_id == {"codex": "thread-2", "agy": "conv-1", "pi": None}[
+        program]
+
+
+@pytest.mark.parametrize("name", ["FAKE_CODEX", "FAKE_AGY", "FAKE_PI"])
+async def test_fake_clis_refuse_to_run_unobserved(name: str, monkeypatch) -> None:
+    import subprocess
+
+    from . import conftest
+
+    monkeypatch.delenv("FAKE_CLI_LOG", raising=False)
+    proc = subprocess.run([str(getattr(conftest, name))], input="x", capture_output=True,
+                          text=True, timeout=30, check=False)
+    assert proc.returncode == 2
+    assert "FAKE_CLI_LOG" in proc.stderr

@@ -37,7 +37,9 @@ Guarantees:
   exits, which uninstalls only if the scopes installed it (see ``installed``).
 - A resumed CLI turn that carries context blocks compiles against the records the session does
   not hold (``_resume.resumed_view``), so the blocks reach the one message the CLI is sent;
-  except within one of ReAct's later calls, which keeps lionagi's view (a known gap).
+  except within one of ReAct's later calls, which keeps lionagi's view (a known gap). A turn is
+  resumed only when lionagi sends it as the last message alone (``_resume.is_resumed_cli``,
+  read from the endpoint's request model): codex and pi turns never are.
 - A ``run()`` turn that ends unanswered gets one explicit marker record
   (``run_recording_outcome``, ``_unanswered``), so the branch stays usable.
 - ReAct's caller-context de-dup: the adapter reads lionagi's ``_react_context`` and passes it
@@ -45,7 +47,8 @@ Guarantees:
   estimate does the same).
 - Known gaps warn once per process with ``TurnsCompatibilityWarning``: a prompt-cache endpoint
   with the seed profile forced, or under the Amendment 1 profile; context blocks of a later
-  ReAct round on a resumed CLI session.
+  ReAct round on a resumed CLI session; a CLI request model that refuses the resume probe
+  (``_resume.sends_last_message_only``, once per endpoint class).
 """
 
 from __future__ import annotations

@@ -1,10 +1,19 @@
 """Resumed CLI turns: the view the CLI session does not already hold (issue 9 item 6).
 
-A CLI model resumed with ``--resume`` (lionagi's ``iModel`` adds it whenever the endpoint holds a
-session id) is sent only the last message of the request (lionagi's claude_code request model;
-the session keeps the earlier turns itself). ADR-0007 D2 §4 folds the system text and the D3
-context section into the *first* retained instruction, so on a resumed turn the context blocks
-gathered for it would never reach the model.
+Which turns are resumed is read from lionagi's own code, never from the presence of a session
+id (issue 18): lionagi 0.36's ``iModel.create_api_calling`` adds ``resume=<session id>`` to the
+request of every agentic endpoint that holds one, and the endpoint's request model decides what
+that does. A turn is resumed when that request model, given a conversation and ``resume``,
+builds a prompt of the last message alone (``sends_last_message_only``). Measured on lionagi
+0.36: claude_code (``--resume``) and gemini_code (``agy --conversation``) do; codex (its request
+model has no ``resume`` field and every ``codex exec`` starts a new thread, although the
+endpoint stores the thread id) and pi (no ``resume`` field; it reports no session) render the
+whole conversation into every prompt, so their turns are never resumed here.
+
+A resumed CLI model is sent only the last message of the request (the session keeps the
+earlier turns itself). ADR-0007 D2 §4 folds the system text and the D3 context section into the
+*first* retained instruction, so on a resumed turn the context blocks gathered for it would
+never reach the model.
 
 Choice: a resumed CLI turn that carries context blocks is compiled against the records the
 session does not already hold, i.e. ``TurnRequest.progression`` becomes the selected view's ids
@@ -25,9 +34,12 @@ and ``resumed_view`` reports that it held back (a known gap, warned once by the 
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from lionagi.protocols.messages import AssistantResponse, Instruction
+from lionagi.service.connections.agentic_endpoint import AgenticEndpoint
+from pydantic import BaseModel, ValidationError
 
 from .._contracts import TurnRequest
 from .._history import select_ids
@@ -35,14 +47,72 @@ from .._history import select_ids
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("is_resumed_cli", "resumed_view")
+__all__ = ("PROBE_CONVERSATION", "is_resumed_cli", "resumed_view", "sends_last_message_only")
+
+#: The conversation ``sends_last_message_only`` hands a request model (three distinct texts).
+PROBE_CONVERSATION: tuple[dict[str, str], ...] = (
+    {"role": "user", "content": "lionagi-turns probe: first question"},
+    {"role": "assistant", "content": "lionagi-turns probe: first answer"},
+    {"role": "user", "content": "lionagi-turns probe: current question"},
+)
+_PROBE_SESSION = "lionagi-turns-probe-session"
 
 
 def is_resumed_cli(model: Any) -> bool:
-    """Whether a turn on ``model`` resumes a CLI session (only the last message is sent)."""
-    return bool(getattr(model, "is_cli", False)) and (
-        getattr(model, "provider_session_id", None) is not None
-    )
+    """Whether lionagi sends a turn on ``model`` as the last message alone, to a CLI session.
+
+    True exactly when lionagi's ``iModel`` adds ``resume`` to the call (``model.endpoint`` is
+    an ``AgenticEndpoint`` holding a session id) and that endpoint's request model then keeps
+    only the last message (``sends_last_message_only``)."""
+    endpoint = getattr(model, "endpoint", None)
+    if not isinstance(endpoint, AgenticEndpoint) or not endpoint.session_id:
+        return False
+    return sends_last_message_only(type(endpoint))
+
+
+def sends_last_message_only(endpoint_type: type[AgenticEndpoint]) -> bool:
+    """Whether ``endpoint_type``'s request model, given ``PROBE_CONVERSATION`` and the
+    ``resume`` lionagi's ``iModel`` adds, builds a prompt of the last message alone.
+
+    ``resume`` reaches the model only where lionagi's ``create_payload`` keeps it: a field of
+    the request model, or any key when the endpoint does not filter to the model's fields.
+    An endpoint without a request model (its own ``create_payload``) counts as not resuming.
+    A request model that refuses the probe counts as not resuming too, and says so with one
+    ``TurnsCompatibilityWarning`` (the whole view is then sent, as lionagi itself would).
+    Decided once per endpoint class."""
+    decided = _DECIDED.get(endpoint_type)
+    if decided is None:
+        decided = _DECIDED[endpoint_type] = _probe(endpoint_type)
+    return decided
+
+
+#: ``sends_last_message_only``'s answers, per endpoint class.
+_DECIDED: dict[type[AgenticEndpoint], bool] = {}
+
+
+def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:
+    request_model: type[BaseModel] | None = getattr(endpoint_type, "_request_model", None)
+    if request_model is None:
+        return False
+    data: dict[str, Any] = {"messages": [dict(m) for m in PROBE_CONVERSATION]}
+    if "resume" in request_model.model_fields or not getattr(
+        endpoint_type, "_filter_model_fields", True
+    ):
+        data["resume"] = _PROBE_SESSION
+    try:
+        prompt = getattr(request_model.model_validate(data), "prompt", None)
+    except ValidationError as exc:
+        from ._install import TurnsCompatibilityWarning
+
+        warnings.warn(
+            f"lionagi-turns: {endpoint_type.__name__}'s request model refused a probe "
+            f"conversation ({exc.error_count()} errors), so its turns are compiled as not "
+            "resumed (the whole view, as lionagi sends it)",
+            TurnsCompatibilityWarning,
+            stacklevel=3,
+        )
+        return False
+    return prompt == PROBE_CONVERSATION[-1]["content"]
 
 
 def resumed_view(
