@@ -56,7 +56,9 @@ from ._inputs import (
     turn_inputs,
 )
 from ._load import DEFAULT_MAX_BYTES, LoadedBranch, one_line
-from ._prompt_cache import prompt_cache_report, render_prompt_cache
+from ._prompt_cache import prompt_cache_turn, render_prompt_cache
+from ._sections import Measured
+from ._turn import turn_spec
 from ._views import bounded_line, console, inert, print_json
 
 __all__ = ("app", "main")
@@ -131,6 +133,17 @@ BudgetOpt = Annotated[
 ]
 
 
+AtOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--at",
+        metavar="K",
+        help="Rebuild the request of the K-th recorded instruction (1 = the first) from the "
+        "history before it.",
+    ),
+]
+
+
 _R = TypeVar("_R")
 
 
@@ -158,20 +171,23 @@ def compile_command(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
     profile: ProfileOpt = Profile.default,
     budget: BudgetOpt = None,
+    at: AtOpt = None,
 ) -> None:
-    """Print the provider messages the next turn sends (ADR-0007 compile_chat_request)."""
+    """Print the provider messages the next turn sends (ADR-0007 compile_chat_request), or
+    with --at K those the K-th recorded instruction's request sent."""
     if profile is Profile.amendment1 or budget:
-        _amended(path, instruction, context, format, max_bytes, profile, budget or [])
+        _amended(path, instruction, context, format, max_bytes, profile, budget or [], at)
         return
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    spec = turn_spec(loaded, instruction, blocks, at, profile.value)
     if profile is Profile.prompt_cache:
-        cached = _compiled(loaded, lambda: prompt_cache_report(loaded, instruction, blocks))
+        cached, measured = _compiled(loaded, lambda: prompt_cache_turn(loaded, spec))
         if format is Format.json:
             print_json(cached)
         else:
-            render_prompt_cache(console(), cached)
+            render_prompt_cache(console(), cached, measured)
         return
-    report, trace = _compiled(loaded, lambda: compiled_turn(loaded, instruction, blocks))
+    report, trace = _compiled(loaded, lambda: compiled_turn(loaded, spec))
     if format is Format.json:
         print_json(report)
         return
@@ -186,6 +202,7 @@ def _amended(
     max_bytes: int,
     profile: Profile,
     budget: list[str],
+    at: int | None,
 ) -> None:
     from ._amendment1 import amended_turn, parse_budgets, refused_summary, render_amended
 
@@ -196,21 +213,22 @@ def _amended(
     except ValueError as exc:
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    spec = turn_spec(loaded, instruction, blocks, at, profile.value)
     from ..amendment1 import SectionBudgetRefused
 
-    def build() -> dict[str, Any]:
+    def build() -> tuple[dict[str, Any], Measured]:
         try:
-            return amended_turn(loaded, instruction, blocks, budgets)
+            return amended_turn(loaded, spec, budgets)
         except SectionBudgetRefused as exc:
             raise Fail(
                 EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"
             ) from None
 
-    report = _compiled(loaded, build)
+    report, measured = _compiled(loaded, build)
     if format is Format.json:
         print_json(report)
         return
-    render_amended(console(), report)
+    render_amended(console(), report, measured)
 
 
 @app.command("check")
