@@ -42,6 +42,7 @@ os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 
 import typer
 
+from .._contracts import ContextBlock
 from ._check import check_report, render_check
 from ._compile import compile_error, compiled_turn, render_compile
 from ._diff import diff_report, render_diff
@@ -107,6 +108,10 @@ MaxBytesOpt = Annotated[
     ),
 ]
 PathArg = Annotated[str, typer.Argument(help="A saved branch: the JSON of Branch.to_dict().")]
+OtherArg = Annotated[
+    str | None,
+    typer.Argument(help="diff: a second saved branch, to compare the two next requests."),
+]
 
 
 class Profile(StrEnum):
@@ -253,16 +258,47 @@ def check_command(
 @app.command("diff")
 def diff_command(
     path: PathArg,
+    other: OtherArg = None,
     instruction: InstructionOpt = None,
     context: ContextOpt = None,
+    format: FormatOpt = Format.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Show lionagi 0.36's payload against the compiled one, labelled by intended difference."""
+    """Show lionagi 0.36's payload against the compiled one, labelled by intended difference;
+    with a second branch, how the next request differs between the two."""
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    if other is not None:
+        _branch_diff(loaded, load(other, max_bytes), instruction, blocks, format)
+        return
     # A compile error here also covers lionagi failing to render a record of the branch.
     report = _compiled(loaded, lambda: diff_report(loaded, instruction, blocks))
-    render_diff(console(), report)
+    if format is Format.json:
+        print_json(report)
+    else:
+        render_diff(console(), report)
     if not report["ok"]:
+        raise typer.Exit(EXIT_REJECTED)
+
+
+def _branch_diff(
+    a: LoadedBranch,
+    b: LoadedBranch,
+    instruction: str | None,
+    blocks: tuple[ContextBlock, ...],
+    format: Format,
+) -> None:
+    from ._branch_diff import branch_diff_report, render_branch_diff
+
+    spec_a = turn_spec(a, instruction, blocks, None, "default")
+    spec_b = turn_spec(b, instruction, blocks, None, "default")
+    _compiled(a, lambda: compiled_turn(a, spec_a))  # a rejected history exits 1 naming its file
+    _compiled(b, lambda: compiled_turn(b, spec_b))
+    report = _compiled(a, lambda: branch_diff_report(a, b, spec_a, spec_b))
+    if format is Format.json:
+        print_json(report)
+    else:
+        render_branch_diff(console(), report)
+    if not report["identical"]:
         raise typer.Exit(EXIT_REJECTED)
 
 
