@@ -227,8 +227,7 @@ def render_at(console: Console, report: dict[str, Any]) -> None:
     if at["not_recorded"]:
         console.print(
             Text(
-                "not recorded (the saved branch does not hold them; shown as none): "
-                + ", ".join(at["not_recorded"]),
+                "not recorded (shown as none): " + ", ".join(at["not_recorded"]),
                 style="yellow",
             )
         )
