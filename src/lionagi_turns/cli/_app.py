@@ -14,11 +14,18 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
 - ``compile ... --profile prompt-cache``: the next turn under the prompt-cache profile (ADR-0127)
   with the segments (stable, conversation, turn), where the marks go and what changed against
   the previous recorded request (``_prompt_cache``).
-- ``diff PATH [--instruction TEXT] [--context NAME=TEXT]...``: lionagi 0.36's own payload next
-  to the compiled one, a unified diff per message, each labelled with its intended-difference
-  registry entry. 0 every difference is registered, 1 any is not.
+- ``compile ... --at K``: the request of the K-th recorded instruction (1-based, in view
+  order), rebuilt from the records before it (``_turn``); 2 for a K out of range.
+- ``diff PATH [--instruction TEXT] [--context NAME=TEXT]... [--format text|json]``: lionagi
+  0.36's own payload next to the compiled one, a unified diff per message, each labelled with
+  its intended-difference registry entry. 0 every difference is registered, 1 any is not.
+- ``diff A B ...``: how the next request differs between two saved branches, per message and
+  section (``_branch_diff``). 0 the same request, 1 they differ or either is rejected.
 - ``check PATH [--format text|json]``: every defect the compiler would reject, with positions and
   ids, and warnings for what it accepts but a reviewer should see. 0 no defect, 1 defects.
+
+``--format json`` writes one versioned shape per command (``_shape``; the JSON Schema ships in
+``cli/schema/``).
 
 Every command takes ``--max-bytes N`` (env ``LIONAGI_TURNS_MAX_BYTES``; default 64 MiB), the
 largest file it reads. Every command exits 2 for unusable input (missing or non-regular file,
