@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .conftest import EXAMPLES, edit
+from .conftest import EXAMPLES, assert_bad_input, edit
 
 
 def _fork(tmp_path: Path) -> tuple[Path, Path]:
@@ -94,3 +94,9 @@ def test_one_branch_diff_has_json_with_sections(run_cli) -> None:
     assert legacy["total"]["characters"] == legacy["history"]["characters"] + legacy[
         "current_turn"]["characters"]
     assert {label for m in out["messages"] for label in m["labels"]} >= {"context-envelope"}
+
+
+def test_an_unusable_second_branch_exits_2_naming_it(run_cli, tmp_path: Path) -> None:
+    missing = tmp_path / "nope.json"
+    run = run_cli("diff", str(EXAMPLES / "support.json"), str(missing))
+    assert_bad_input(run, str(missing))

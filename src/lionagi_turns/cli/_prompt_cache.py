@@ -34,7 +34,8 @@ __all__ = ("prompt_cache_report", "prompt_cache_turn", "render_prompt_cache")
 def _system_sections(loaded: LoadedBranch, stable: int, blocks: list[str]) -> list[str]:
     """The section of each system block: the stable segment is the system text then the tool
     section (each only when non-empty), the rest is the conversation's context section."""
-    has_system = loaded.branch.msgs.system is not None
+    system = loaded.branch.msgs.system
+    has_system = system is not None and bool(system.rendered)
     names = []
     for i, _ in enumerate(blocks):
         if i >= stable:

@@ -42,7 +42,7 @@ SECTION_NAMES = ("system", "tools", "context_blocks", "guidance", "history", "cu
 _FOLD_SECTION = {"system": "system", "context": "context_blocks", "guidance": "guidance"}
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=4096)
 def count_tokens(text: str) -> int:
     """``_measure.count_tokens``, remembered (the same texts are counted by several views)."""
     return _count_tokens(text)
