@@ -100,7 +100,7 @@ def test_text_table_has_the_json_rows(run_cli, profile: str) -> None:
     assert _table(text.stdout) == {
         name: (row["characters"], row["tokens"]) for name, row in out["sections"].items()
     }
-    assert "each section's own text on its own" in text.stdout
+    assert "counted offline, each section on its own;\na provider counting" in text.stdout
 
 
 def test_prompt_cache_view_counts_tokens_per_row(run_cli) -> None:

@@ -314,10 +314,5 @@ def render_sections(
         console.print(
             Text("the fold was not found line for line: its parts count in its message", "yellow")
         )
-    console.print(
-        Text(
-            f"tokens: {ENCODING}, counted offline, each section's own text on its own; a "
-            "provider counting the whole request may differ slightly",
-            style="dim",
-        )
-    )
+    console.print(Text(f"tokens: {ENCODING}, counted offline, each section on its own;", "dim"))
+    console.print(Text("a provider counting the whole request may differ slightly", "dim"))
