@@ -294,13 +294,14 @@ def _branch_diff(
     blocks: tuple[ContextBlock, ...],
     format: Format,
 ) -> None:
-    from ._branch_diff import branch_diff_report, render_branch_diff
+    from ._branch_diff import branch_diff_report, render_branch_diff, side
 
     spec_a = turn_spec(a, instruction, blocks, None, "default")
     spec_b = turn_spec(b, instruction, blocks, None, "default")
-    _compiled(a, lambda: compiled_turn(a, spec_a))  # a rejected history exits 1 naming its file
-    _compiled(b, lambda: compiled_turn(b, spec_b))
-    report = _compiled(a, lambda: branch_diff_report(a, b, spec_a, spec_b))
+    # A rejected history exits 1 naming its own file.
+    report = branch_diff_report(
+        _compiled(a, lambda: side(a, spec_a)), _compiled(b, lambda: side(b, spec_b)), spec_a
+    )
     if format is Format.json:
         print_json(report)
     else:

@@ -30,12 +30,15 @@ from ._shape import schema_name
 from ._turn import TurnSpec
 from ._views import bounded_rows, inert_text
 
-__all__ = ("branch_diff_report", "render_branch_diff", "side")
+__all__ = ("Side", "branch_diff_report", "render_branch_diff", "side")
 
 _KEYS = ("characters", "tokens", "images")
 
+# One branch's report part (path, view, records, sections, messages) and its messages' split.
+Side = tuple[dict[str, Any], list[MessageSize]]
 
-def side(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any], list[MessageSize]]:
+
+def side(loaded: LoadedBranch, spec: TurnSpec) -> Side:
     """One branch's part of the report and its messages split by section. Raises what the
     compiler raises for a history it rejects."""
     report, trace = compiled_turn(loaded, spec)
@@ -86,13 +89,10 @@ def _message(i: int, a: dict[str, Any] | None, b: dict[str, Any] | None,
     }
 
 
-def branch_diff_report(
-    a: LoadedBranch, b: LoadedBranch, spec_a: TurnSpec, spec_b: TurnSpec
-) -> dict[str, Any]:
-    """The ``diff A B --format json`` object (module docstring); ``spec_a``/``spec_b`` are the
-    same turn for each branch. Raises what the compiler raises for either history."""
-    side_a, split_a = side(a, spec_a)
-    side_b, split_b = side(b, spec_b)
+def branch_diff_report(a: Side, b: Side, spec: TurnSpec) -> dict[str, Any]:
+    """The ``diff A B --format json`` object (module docstring) from both branches' ``side``,
+    compiled for the same turn ``spec`` (its instruction text and blocks)."""
+    (side_a, split_a), (side_b, split_b) = (dict(a[0]), a[1]), (dict(b[0]), b[1])
     messages_a, messages_b = side_a.pop("messages"), side_b.pop("messages")
     messages = []
     for i in range(max(len(messages_a), len(messages_b))):
@@ -111,9 +111,9 @@ def branch_diff_report(
         "version": __version__,
         "a": side_a,
         "b": side_b,
-        "instruction": spec_a.text,
-        "instruction_is_placeholder": spec_a.placeholder,
-        "context_blocks": [blk.provider_name for blk in spec_a.blocks],
+        "instruction": spec.text,
+        "instruction_is_placeholder": spec.placeholder,
+        "context_blocks": [blk.provider_name for blk in spec.blocks],
         "section_changes": changes,
         "messages": messages,
         "identical": messages_a == messages_b,
