@@ -22,7 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import __version__
-from ._compile import compiled_turn
+from ._compile import compiled_turn, fold_parts
 from ._diff import message_lines
 from ._load import LoadedBranch
 from ._sections import SECTION_NAMES, MessageSize, measure
@@ -42,8 +42,7 @@ def side(loaded: LoadedBranch, spec: TurnSpec) -> Side:
     """One branch's part of the report and its messages split by section. Raises what the
     compiler raises for a history it rejects."""
     report, trace = compiled_turn(loaded, spec)
-    parts = trace.fold.parts.sections() if trace.fold is not None else []
-    split = measure(report["messages"], trace.fold_message_index, parts).messages
+    split = measure(report["messages"], trace.fold_message_index, fold_parts(trace)).messages
     out = {
         "path": loaded.path,
         "view": loaded.view_name,

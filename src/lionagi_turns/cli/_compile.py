@@ -44,6 +44,9 @@ __all__ = (
     "compile_error",
     "compile_report",
     "compiled_turn",
+    "fold_parts",
+    "fold_report",
+    "render_at",
     "render_compile",
     "render_sections",
     "section_notes",
@@ -71,6 +74,7 @@ def fold_report(trace: Trace) -> dict[str, Any]:
 
 
 def fold_parts(trace: Trace) -> list[tuple[str, str]]:
+    """The fold's ``(label, text)`` parts as the compile planned them (none: nothing folded)."""
     return trace.fold.parts.sections() if trace.fold is not None else []
 
 
