@@ -53,7 +53,7 @@ from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from ._cache_memo import ViewRecords, prefix_digests, view_records
 from ._cache_memo import tool_section as memo_tool_section
 from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
-from ._compiler import _current_record, compile_traced
+from ._compiler import Trace, _current_record, compile_traced
 from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
 from ._envelope import encode_context_section
 from ._fast import resume as _resume
@@ -96,9 +96,13 @@ class CacheLayout:
 
 @dataclass(frozen=True, slots=True)
 class CachedCompile:
+    """The compiled request, its segments, the record it carries and the traced compile
+    (``trace.fold`` is the later blocks' fold into the current instruction, if any)."""
+
     compiled: CompiledChatRequest
     layout: CacheLayout
     record: SentRecord
+    trace: Trace
 
 
 def tool_section(schemas: Sequence[Any]) -> str:
@@ -218,7 +222,7 @@ def _compile_cached(
     )
     trace.compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
     return CachedCompile(
-        trace.compiled, CacheLayout(stable, conversation, previous_end, changes), record
+        trace.compiled, CacheLayout(stable, conversation, previous_end, changes), record, trace
     )
 
 

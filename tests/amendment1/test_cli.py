@@ -124,3 +124,28 @@ def test_check_reports_view_exclusions_recorded_or_not(tmp_path: Path, capsys) -
     code, out, _ = _run(capsys, "check", path)
     flat = " ".join(out.split())
     assert "view exclusions (2)" in flat and "unrecorded" in flat and "compacted" in flat
+
+
+def test_json_has_the_shared_shape_and_sections_that_add_up(tmp_path: Path, capsys) -> None:
+    """The amendment1 report has the fields of every compile report (``view``, ``records``,
+    ``sections``, ``schema``); its sections count the truncation marker and the tool results
+    once each, and total the request's characters."""
+    b, msgs = _branch()
+    path = _saved(tmp_path, b)
+    code, out, err = _run(capsys, "compile", path, "--profile", "amendment1", "--format",
+                          "json", "--budget", "history=0", "-c", "catalog=row")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["schema"] == "lionagi-turns/compile@1" and report["profile"] == "amendment1"
+    assert report["view"] == "messages.progression" and report["records"] == len(msgs) + 1
+    sections = report["sections"]
+    rows = [name for name in sections if name != "total"]
+    assert sections["total"]["characters"] == sum(sections[n]["characters"] for n in rows)
+    assert sections["total"]["tokens"] == sum(sections[n]["tokens"] for n in rows)
+    assert sections["total"]["characters"] == sum(len(m["content"]) for m in report["messages"])
+    assert sections["system"]["characters"] == len("policy")
+    assert sections["context_blocks"]["characters"] > len("row")
+    code, text, _ = _run(capsys, "compile", path, "--profile", "amendment1", "--budget",
+                         "history=0", "-c", "catalog=row")
+    assert code == 0
+    assert f"{sections['total']['characters']:,}" in text and "the sum of the rows" in text

@@ -49,6 +49,9 @@ def test_broken_example_names_every_offending_id(run_cli) -> None:
     assert {d["kind"] for d in out["defects"]} == BROKEN_KINDS
     named = {uid for d in out["defects"] for uid in d["ids"]}
     assert set(missing) | set(repeated) | set(adjacent) <= named
+    assert out["records"] == len(view)  # an integer, as in every shape (schema check@1)
+    assert [r["id"] for r in out["view_records"]] == view
+    assert [r["kind"] for r in out["view_records"]] == kinds
     by_kind = {d["kind"]: d for d in out["defects"]}
     assert by_kind["missing_id"]["positions"] == [view.index(missing[0])]
     assert by_kind["duplicate_id"]["positions"] == [

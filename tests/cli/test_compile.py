@@ -71,14 +71,22 @@ def test_section_sizes_partition_the_messages(run_cli, conversation: Path) -> No
     out = run.json()
     sections = out["sections"]
     texts = [m["content"] for m in out["messages"]]
+    rows = [name for name in sections if name != "total"]
+    assert rows == ["system", "tools", "context_blocks", "guidance", "history", "current_turn"]
+    for key in ("characters", "tokens", "images"):
+        assert sections["total"][key] == sum(sections[name][key] for name in rows)
     assert sections["total"]["characters"] == sum(len(t) for t in texts)
-    assert sections["history"]["characters"] + sections["current_turn"]["characters"] == sum(
-        len(t) for t in texts
-    )
-    assert sections["history"]["messages"] == len(texts) - 1
+    assert sections["current_turn"]["characters"] == len(texts[-1])
     assert sections["system"]["characters"] == len("You are terse.\nAnswer in English.")
     assert sections["guidance"]["characters"] == len("Show your work.")
-    assert sections["context_blocks"]["count"] == 1
+    section = find_context_section(texts[0])
+    assert section is not None
+    assert sections["context_blocks"]["characters"] == len(section)
+    # history is what the fold's message and the other history messages hold besides the fold
+    assert sections["history"]["characters"] == sum(len(t) for t in texts[:-1]) - sum(
+        sections[name]["characters"] for name in ("system", "context_blocks", "guidance")
+    )
+    assert out["context_blocks"] == ["kb"]
     assert out["fold"] == {
         "message_index": 0,
         "sections": ["system", "context", "guidance"],
@@ -87,10 +95,8 @@ def test_section_sizes_partition_the_messages(run_cli, conversation: Path) -> No
     assert out["tokenizer"] == {"encoding": "o200k_base", "package": "bpe-openai"}
     assert sections["system"]["tokens"] == count_tokens("You are terse.\nAnswer in English.")
     assert sections["guidance"]["tokens"] == count_tokens("Show your work.")
-    assert sections["total"]["tokens"] == sum(count_tokens(t) for t in texts)
-    assert sections["history"]["tokens"] + sections["current_turn"]["tokens"] == sum(
-        count_tokens(t) for t in texts
-    )
+    assert sections["context_blocks"]["tokens"] == count_tokens(section)
+    assert sections["current_turn"]["tokens"] == count_tokens(texts[-1])
 
 
 def test_text_view_marks_fold_sections_and_envelope(run_cli) -> None:

@@ -8,6 +8,7 @@ from prompt_cache._tools import lookup
 
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns._cache_layout import compile_cached
+from lionagi_turns._measure import count_tokens
 from lionagi_turns.cli._load import load_branch
 from lionagi_turns.cli._prompt_cache import prompt_cache_report
 
@@ -36,9 +37,19 @@ def test_json_shows_segments_and_where_the_marks_go(run_cli, tmp_path: Path) -> 
     out = run.json()
     assert out == prompt_cache_report(load_branch(path))
     assert out["profile"] == "prompt-cache"
+    stable = [b["text"] for b in out["system"][:2]]
+    conversation = out["system"][2]["text"]
     assert out["segments"] == {
-        "stable": {"blocks": 2, "chars": sum(len(b["text"]) for b in out["system"][:2])},
-        "conversation": {"blocks": 1, "chars": len(out["system"][2]["text"])},
+        "stable": {
+            "blocks": 2,
+            "characters": sum(len(t) for t in stable),
+            "tokens": sum(count_tokens(t) for t in stable),
+        },
+        "conversation": {
+            "blocks": 1,
+            "characters": len(conversation),
+            "tokens": count_tokens(conversation),
+        },
         "turn": {"messages": 5, "previous_request_end": 2},
     }
     assert [(m["at"], m["segment"], m["ttl"]) for m in out["marks"]] == [

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi.ln import json_dumps
 
-from .._compiler import compile_traced
+from .._compiler import Trace, compile_traced
 from .._contracts import TurnRequest as SeedRequest
 from .._profile import CompileProfile
 from .._render import CallOptions, render_view
@@ -64,7 +64,7 @@ from ._sections import block_entry, context_section, marker_lines, prepend_part
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("REUSE", "compile_chat_request")
+__all__ = ("REUSE", "compile_amended_traced", "compile_chat_request")
 
 # The profile's resume key (``CompileProfile.reuse``): under it a turn object renders the same
 # in every compile — the default history options and text, and ``_bound.results_section``, a
@@ -88,6 +88,22 @@ def compile_chat_request(
     profile's errors, ``ValueError`` for a non-material block and ``SectionBudgetRefused`` for
     a system or instruction section over its budget, before producing any output.
     """
+    return compile_amended_traced(
+        branch, request, budgets=budgets, measure=measure, react_context=react_context
+    )[0]
+
+
+def compile_amended_traced(
+    branch: Branch,
+    request: TurnRequest,
+    *,
+    budgets: SectionBudgets | None = None,
+    measure: Measure | None = None,
+    react_context: Sequence[Any] | None = None,
+) -> tuple[CompiledChatRequest, Trace]:
+    """``compile_chat_request`` and the pipeline's trace under it (its fold plan; the history
+    marker pass 5 puts before the first message is not in the trace); same arguments and
+    errors."""
     if not isinstance(request, TurnRequest):
         raise TypeError(
             f"amendment1.compile_chat_request takes an amendment1.TurnRequest, got "
@@ -171,12 +187,13 @@ def compile_chat_request(
     if refusals:
         raise _refused(refusals, bounds)
 
-    return CompiledChatRequest(
+    compiled = CompiledChatRequest(
         instruction=trace.compiled.instruction,
         messages=tuple(messages),
         provider_kwargs=trace.compiled.provider_kwargs,
         bounds=bounds,
     )
+    return compiled, trace
 
 
 def _admit_blocks(

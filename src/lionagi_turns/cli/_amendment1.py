@@ -3,10 +3,15 @@ section's authority, posture, budget, kept and left-out; and ``check``'s view ex
 
 - ``parse_budgets(values)``: ``SECTION=N`` options (N tokens, o200k) as ``SectionBudgets``;
   ValueError names the bad option.
-- ``amended_turn(loaded, instruction, blocks, budgets)``: ``{"path", "profile", "instruction",
-  "instruction_is_placeholder", "messages", "bounds"}``; a refused section (exit 1) reports
-  its bound records in the error line.
-- ``render_amended(console, report)``: a section table, then each message's text (inert).
+- ``amended_turn(loaded, spec, budgets)``: the ``lionagi-turns/compile@1`` fields every
+  profile shares (``_compile.turn_fields``: ``sections`` partitions the request as in the
+  default profile), ``fold``, ``messages`` and ``bounds`` (one row per Amendment 1 section),
+  and the sections message by message; a refused section (exit 1) reports its bound records
+  in the error line.
+- ``render_amended(console, report, measured)``: the bounds table, then each message's text
+  (inert; a line wider than the console breaks only between JSON tokens or at a space, never
+  inside a value or a quoted string, its continuation indented two spaces), then the sections
+  table.
 """
 
 from __future__ import annotations
@@ -18,11 +23,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..amendment1 import SectionBudgets, bounds_rows, compile_report, exclusions_rows
-from ..amendment1._contracts import SECTIONS
-from ._compile import text_of
-from ._inputs import DEFAULT_INSTRUCTION
+from .._providers import to_provider_messages
+from ..amendment1 import SectionBudgets, bounds_rows, exclusions_rows
+from ..amendment1._compile import compile_amended_traced
+from ..amendment1._contracts import SECTIONS, ContextBlock, TurnRequest
+from ._compile import fold_parts, fold_report, render_sections, section_notes, text_of, turn_fields
 from ._load import LoadedBranch
+from ._sections import Measured, measure
+from ._turn import TurnSpec
 from ._views import bounded_rows, inert_text
 
 __all__ = (
@@ -50,22 +58,24 @@ def parse_budgets(values: Sequence[str]) -> SectionBudgets:
 
 
 def amended_turn(
-    loaded: LoadedBranch,
-    instruction: str | None,
-    blocks: Sequence[Any],
-    budgets: SectionBudgets,
-) -> dict[str, Any]:
-    text = DEFAULT_INSTRUCTION if instruction is None else instruction
-    report = compile_report(
-        loaded.branch, text, [(b.provider_name, b.content) for b in blocks], budgets
+    loaded: LoadedBranch, spec: TurnSpec, budgets: SectionBudgets
+) -> tuple[dict[str, Any], Measured]:
+    """The ``compile --profile amendment1`` report and its sections (module docstring)."""
+    request = TurnRequest(
+        instruction=spec.instruction,
+        progression=spec.progression,
+        context_blocks=tuple(ContextBlock(b.provider_name, b.content) for b in spec.blocks),
     )
-    return {
-        "path": loaded.path,
-        "profile": "amendment1",
-        "instruction": text,
-        "instruction_is_placeholder": instruction is None,
-        **report,
+    compiled, trace = compile_amended_traced(loaded.branch, request, budgets=budgets)
+    messages = to_provider_messages(compiled)  # type: ignore[arg-type]  # reads .messages only
+    measured = measure(messages, trace.fold_message_index, fold_parts(trace))
+    report = {
+        **turn_fields(loaded, spec, "amendment1", measured),
+        "fold": fold_report(trace),
+        "messages": messages,
+        "bounds": bounds_rows(compiled),
     }
+    return report, measured
 
 
 def refused_summary(exc: Any) -> str:
@@ -87,7 +97,7 @@ def _left(row: dict[str, Any]) -> str:
     return ", ".join(f"{n} {reason}" for reason, n in counts.items())
 
 
-def render_amended(console: Console, report: dict[str, Any]) -> None:
+def render_amended(console: Console, report: dict[str, Any], measured: Measured) -> None:
     table = Table(title="Sections (ADR-0007 Amendment 1)", title_justify="left",
                   show_edge=False, pad_edge=False)
     for column in ("section", "authority", "posture", "budget", "kept", "left out"):
@@ -108,9 +118,48 @@ def render_amended(console: Console, report: dict[str, Any]) -> None:
     for i, message in enumerate(report["messages"]):
         text = text_of(message["content"])[0]
         console.print(Text(f"[{i}] {message['role']}", style="bold"))
-        lines = text.split("\n")
-        for row in bounded_rows(lines):
-            console.print(inert_text(row.text))
+        for row in bounded_rows(text.split("\n")):
+            for n, piece in enumerate(wrap_line(row.text, max(console.width, 20))):
+                shown = inert_text(piece if n == 0 else "  " + piece)
+                console.print(shown, soft_wrap=True)
+    console.print()
+    render_sections(console, report, measured, section_notes(report, measured))
+
+
+_BREAK_AFTER = frozenset(",:[{ ")
+
+
+def wrap_line(line: str, width: int) -> list[str]:
+    """``line`` in pieces of at most ``width`` characters where it can be: a piece ends only
+    after a space or a JSON ``,`` ``:`` ``[`` ``{`` outside a double-quoted string, so a JSON
+    value or string is never split; a longer unbreakable run stays whole."""
+    if len(line) <= width:
+        return [line]
+    runs: list[str] = []
+    start, quoted, escaped = 0, False, False
+    for k, char in enumerate(line):
+        if quoted:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                quoted = False
+            continue
+        if char == '"':
+            quoted = True
+        elif char in _BREAK_AFTER:
+            runs.append(line[start : k + 1])
+            start = k + 1
+    if start < len(line):
+        runs.append(line[start:])
+    pieces = [""]
+    for run in runs:
+        room = width - (2 if len(pieces) > 1 else 0)
+        if pieces[-1] and len(pieces[-1]) + len(run) > room:
+            pieces.append("")
+        pieces[-1] += run
+    return pieces
 
 
 def render_exclusions(console: Console, rows: list[dict[str, Any]]) -> None:

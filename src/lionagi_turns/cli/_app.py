@@ -14,11 +14,18 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
 - ``compile ... --profile prompt-cache``: the next turn under the prompt-cache profile (ADR-0127)
   with the segments (stable, conversation, turn), where the marks go and what changed against
   the previous recorded request (``_prompt_cache``).
-- ``diff PATH [--instruction TEXT] [--context NAME=TEXT]...``: lionagi 0.36's own payload next
-  to the compiled one, a unified diff per message, each labelled with its intended-difference
-  registry entry. 0 every difference is registered, 1 any is not.
+- ``compile ... --at K``: the request of the K-th recorded instruction (1-based, in view
+  order), rebuilt from the records before it (``_turn``); 2 for a K out of range.
+- ``diff PATH [--instruction TEXT] [--context NAME=TEXT]... [--format text|json]``: lionagi
+  0.36's own payload next to the compiled one, a unified diff per message, each labelled with
+  its intended-difference registry entry. 0 every difference is registered, 1 any is not.
+- ``diff A B ...``: how the next request differs between two saved branches, per message and
+  section (``_branch_diff``). 0 the same request, 1 they differ or either is rejected.
 - ``check PATH [--format text|json]``: every defect the compiler would reject, with positions and
   ids, and warnings for what it accepts but a reviewer should see. 0 no defect, 1 defects.
+
+``--format json`` writes one versioned shape per command (``_shape``; the JSON Schema ships in
+``cli/schema/``).
 
 Every command takes ``--max-bytes N`` (env ``LIONAGI_TURNS_MAX_BYTES``; default 64 MiB), the
 largest file it reads. Every command exits 2 for unusable input (missing or non-regular file,
@@ -42,6 +49,7 @@ os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 
 import typer
 
+from .._contracts import ContextBlock
 from ._check import check_report, render_check
 from ._compile import compile_error, compiled_turn, render_compile
 from ._diff import diff_report, render_diff
@@ -56,7 +64,9 @@ from ._inputs import (
     turn_inputs,
 )
 from ._load import DEFAULT_MAX_BYTES, LoadedBranch, one_line
-from ._prompt_cache import prompt_cache_report, render_prompt_cache
+from ._prompt_cache import prompt_cache_turn, render_prompt_cache
+from ._sections import Measured
+from ._turn import turn_spec
 from ._views import bounded_line, console, inert, print_json
 
 __all__ = ("app", "main")
@@ -105,6 +115,10 @@ MaxBytesOpt = Annotated[
     ),
 ]
 PathArg = Annotated[str, typer.Argument(help="A saved branch: the JSON of Branch.to_dict().")]
+OtherArg = Annotated[
+    str | None,
+    typer.Argument(help="diff: a second saved branch, to compare the two next requests."),
+]
 
 
 class Profile(StrEnum):
@@ -127,6 +141,17 @@ BudgetOpt = Annotated[
         "--budget",
         metavar="SECTION=N",
         help="amendment1: a section's budget in o200k tokens (repeatable; default unbounded).",
+    ),
+]
+
+
+AtOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--at",
+        metavar="K",
+        help="Rebuild the request of the K-th recorded instruction (1 = the first) from the "
+        "history before it.",
     ),
 ]
 
@@ -158,20 +183,23 @@ def compile_command(
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
     profile: ProfileOpt = Profile.default,
     budget: BudgetOpt = None,
+    at: AtOpt = None,
 ) -> None:
-    """Print the provider messages the next turn sends (ADR-0007 compile_chat_request)."""
+    """Print the provider messages the next turn sends (ADR-0007 compile_chat_request), or
+    with --at K those the K-th recorded instruction's request sent."""
     if profile is Profile.amendment1 or budget:
-        _amended(path, instruction, context, format, max_bytes, profile, budget or [])
+        _amended(path, instruction, context, format, max_bytes, profile, budget or [], at)
         return
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    spec = turn_spec(loaded, instruction, blocks, at, profile.value)
     if profile is Profile.prompt_cache:
-        cached = _compiled(loaded, lambda: prompt_cache_report(loaded, instruction, blocks))
+        cached, measured = _compiled(loaded, lambda: prompt_cache_turn(loaded, spec))
         if format is Format.json:
             print_json(cached)
         else:
-            render_prompt_cache(console(), cached)
+            render_prompt_cache(console(), cached, measured)
         return
-    report, trace = _compiled(loaded, lambda: compiled_turn(loaded, instruction, blocks))
+    report, trace = _compiled(loaded, lambda: compiled_turn(loaded, spec))
     if format is Format.json:
         print_json(report)
         return
@@ -186,6 +214,7 @@ def _amended(
     max_bytes: int,
     profile: Profile,
     budget: list[str],
+    at: int | None,
 ) -> None:
     from ._amendment1 import amended_turn, parse_budgets, refused_summary, render_amended
 
@@ -196,21 +225,22 @@ def _amended(
     except ValueError as exc:
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    spec = turn_spec(loaded, instruction, blocks, at, profile.value)
     from ..amendment1 import SectionBudgetRefused
 
-    def build() -> dict[str, Any]:
+    def build() -> tuple[dict[str, Any], Measured]:
         try:
-            return amended_turn(loaded, instruction, blocks, budgets)
+            return amended_turn(loaded, spec, budgets)
         except SectionBudgetRefused as exc:
             raise Fail(
                 EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"
             ) from None
 
-    report = _compiled(loaded, build)
+    report, measured = _compiled(loaded, build)
     if format is Format.json:
         print_json(report)
         return
-    render_amended(console(), report)
+    render_amended(console(), report, measured)
 
 
 @app.command("check")
@@ -235,16 +265,48 @@ def check_command(
 @app.command("diff")
 def diff_command(
     path: PathArg,
+    other: OtherArg = None,
     instruction: InstructionOpt = None,
     context: ContextOpt = None,
+    format: FormatOpt = Format.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Show lionagi 0.36's payload against the compiled one, labelled by intended difference."""
+    """Show lionagi 0.36's payload against the compiled one, labelled by intended difference;
+    with a second branch, how the next request differs between the two."""
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+    if other is not None:
+        _branch_diff(loaded, load(other, max_bytes), instruction, blocks, format)
+        return
     # A compile error here also covers lionagi failing to render a record of the branch.
     report = _compiled(loaded, lambda: diff_report(loaded, instruction, blocks))
-    render_diff(console(), report)
+    if format is Format.json:
+        print_json(report)
+    else:
+        render_diff(console(), report)
     if not report["ok"]:
+        raise typer.Exit(EXIT_REJECTED)
+
+
+def _branch_diff(
+    a: LoadedBranch,
+    b: LoadedBranch,
+    instruction: str | None,
+    blocks: tuple[ContextBlock, ...],
+    format: Format,
+) -> None:
+    from ._branch_diff import branch_diff_report, render_branch_diff, side
+
+    spec_a = turn_spec(a, instruction, blocks, None, "default")
+    spec_b = turn_spec(b, instruction, blocks, None, "default")
+    # A rejected history exits 1 naming its own file.
+    report = branch_diff_report(
+        _compiled(a, lambda: side(a, spec_a)), _compiled(b, lambda: side(b, spec_b)), spec_a
+    )
+    if format is Format.json:
+        print_json(report)
+    else:
+        render_branch_diff(console(), report)
+    if not report["identical"]:
         raise typer.Exit(EXIT_REJECTED)
 
 

@@ -34,6 +34,7 @@ from .._parts import check_image_detail
 from ._amendment1 import exclusions_rows, render_exclusions
 from ._inputs import next_request
 from ._load import LoadedBranch, one_line
+from ._shape import header
 from ._views import inert_text
 
 __all__ = ("check_report", "render_check")
@@ -124,8 +125,9 @@ def _rendered_warnings(trace: Trace) -> list[dict[str, Any]]:
 
 
 def check_report(loaded: LoadedBranch) -> dict[str, Any]:
-    """The ``check --format json`` object (see the module docstring): ``ok`` (no defect),
-    ``defects``, ``warnings``, the view's ``records`` and the loader's ``notes``."""
+    """The ``check --format json`` object, shape ``lionagi-turns/check@1`` (``_shape``): ``ok``
+    (no defect), ``defects``, ``warnings``, ``view_records`` (each record of the view: position,
+    id, kind), the loader's ``notes`` and ``view_exclusions``."""
     branch = loaded.branch
     projection = project_history(branch, select_ids(branch, None))
     defects = [d.to_dict() for d in projection.defects]
@@ -156,12 +158,11 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
             }
         )
     return {
-        "path": loaded.path,
-        "view": loaded.view_name,
+        **header("check", loaded),
         "ok": not defects,
         "defects": defects,
         "warnings": warnings,
-        "records": records,
+        "view_records": records,
         "notes": list(loaded.notes),
         "view_exclusions": exclusions_rows(branch),
     }
@@ -188,7 +189,7 @@ def render_check(console: Console, report: dict[str, Any]) -> None:
     record's defects and warnings."""
     defects, warnings = report["defects"], report["warnings"]
     path = report["path"]
-    records = len(report["records"])
+    records = report["records"]
     warned = f"; {len(warnings)} warning(s)" if warnings else ""
     if not defects:
         console.print(
@@ -226,7 +227,7 @@ def render_check(console: Console, report: dict[str, Any]) -> None:
     view.add_column("id", no_wrap=True)
     view.add_column("record")
     view.add_column("defects / warnings", style="red")
-    for record in report["records"]:
+    for record in report["view_records"]:
         view.add_row(
             str(record["position"]),
             record["id"],

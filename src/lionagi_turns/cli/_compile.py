@@ -1,21 +1,20 @@
-"""``lionagi-turns compile``: the provider messages of the next turn, and their sections.
+"""``lionagi-turns compile``: the provider messages of a turn, and their sections.
 
-``compile_report`` is pure (it reads the loaded branch and returns a JSON-ready dict);
-``render_compile`` is its text view.
+``compile_report`` is pure (it reads the loaded branch and returns a JSON-ready dict, the
+``lionagi-turns/compile@1`` shape of ``schema/lionagi-turns.schema.json``); ``render_compile``
+is its text view.
 
 The report: ``messages`` is exactly ``to_provider_messages(compile_chat_request(branch,
-request))``; ``sections`` gives characters (text only; images are counted, not measured) and
-tokens per section, counted offline with ``o200k_base`` (``lionagi_turns._measure``;
-``tokenizer`` names the encoding). The system, context-block and guidance sections are parts of
-the fold and are also counted inside the message that carries it (``fold.message_index``;
-``fold.encoding`` is the compiler's ``FoldPlan.encoding``);
-history and current turn partition the messages.
+request))``; ``sections`` partitions every character of it (``_sections``: system, tools,
+context blocks, guidance, history, current turn, and a total that is the sum of the rows), with
+``o200k_base`` tokens counted offline (``tokenizer`` names the encoding). ``fold`` says which
+message carries the fold, its parts and the compiler's ``FoldPlan.encoding``. ``at`` is None
+for the next turn, else what ``--at K`` rebuilt (``_turn``).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 from rich.console import Console
@@ -25,51 +24,46 @@ from rich.table import Table
 from rich.text import Text
 
 from .._compiler import Trace, compile_traced
-from .._contracts import ContextBlock
+from .._contracts import ContextBlock, TurnRequest
 from .._errors import with_notes
 from .._history import (
     HistoryError,
     UnknownMessageTypeError,
 )
 from .._measure import ENCODING
-from .._measure import count_tokens as _count_tokens
 from .._providers import to_provider_messages
-from ._inputs import EXIT_REJECTED, die, next_request
+from ._inputs import EXIT_REJECTED, die
 from ._load import LoadedBranch, one_line
+from ._sections import SECTION_NAMES, Measured, MessageSize, fold_labels, measure, text_parts
+from ._shape import header
+from ._turn import TurnSpec, turn_spec
 from ._views import bounded_rows, inert, inert_text
 
-__all__ = ("TOKENIZER", "compile_error", "compile_report", "compiled_turn", "render_compile")
+__all__ = (
+    "TOKENIZER",
+    "compile_error",
+    "compile_report",
+    "compiled_turn",
+    "fold_parts",
+    "fold_report",
+    "render_at",
+    "render_compile",
+    "render_sections",
+    "section_notes",
+    "text_of",
+    "turn_fields",
+)
 
 TOKENIZER = {"encoding": ENCODING, "package": "bpe-openai"}
 
 
-@functools.lru_cache(maxsize=32)
-def count_tokens(text: str) -> int:
-    """``_measure.count_tokens``, remembered: the report counts a message's text in several
-    sections (message, history or current turn, total)."""
-    return _count_tokens(text)
-
-
 def text_of(content: Any) -> tuple[str, int]:
-    """The text of a message's content and its number of images."""
-    if isinstance(content, str):
-        return content, 0
-    texts = [p.get("text", "") for p in content if p.get("type") == "text"]
-    images = sum(1 for p in content if p.get("type") == "image_url")
+    """The text of a message's content (its text parts, one per line) and its images."""
+    texts, images = text_parts(content)
     return "\n".join(texts), images
 
 
-def _size(texts: Sequence[str], images: int | None = None) -> dict[str, Any]:
-    size: dict[str, Any] = {
-        "characters": sum(len(t) for t in texts),
-        "tokens": sum(count_tokens(t) for t in texts),
-    }
-    if images is not None:
-        size["images"] = images
-    return size
-
-
-def _fold_report(trace: Trace) -> dict[str, Any]:
+def fold_report(trace: Trace) -> dict[str, Any]:
     """Where the compile put the fold: the message, the parts it folded, the encoding."""
     plan = trace.fold
     return {
@@ -79,54 +73,53 @@ def _fold_report(trace: Trace) -> dict[str, Any]:
     }
 
 
+def fold_parts(trace: Trace) -> list[tuple[str, str]]:
+    """The fold's ``(label, text)`` parts as the compile planned them (none: nothing folded)."""
+    return trace.fold.parts.sections() if trace.fold is not None else []
+
+
+def turn_fields(
+    loaded: LoadedBranch, spec: TurnSpec, profile: str, measured: Measured
+) -> dict[str, Any]:
+    """The fields every ``compile`` report starts with, in every profile."""
+    return {
+        **header("compile", loaded),
+        "profile": profile,
+        "instruction": spec.text,
+        "instruction_is_placeholder": spec.placeholder,
+        "context_blocks": [b.provider_name for b in spec.blocks],
+        "at": spec.at,
+        "sections": measured.sections,
+        "tokenizer": dict(TOKENIZER),
+    }
+
+
 def compile_report(
     loaded: LoadedBranch,
     instruction: str | None = None,
     blocks: tuple[ContextBlock, ...] = (),
+    at: int | None = None,
 ) -> dict[str, Any]:
     """The ``compile --format json`` object for ``loaded`` (see the module docstring).
 
     Raises what ``compile_chat_request`` raises for a history it rejects.
     """
-    return compiled_turn(loaded, instruction, blocks)[0]
+    return compiled_turn(loaded, turn_spec(loaded, instruction, blocks, at, "default"))[0]
 
 
-def compiled_turn(
-    loaded: LoadedBranch, instruction: str | None, blocks: tuple[ContextBlock, ...]
-) -> tuple[dict[str, Any], Trace]:
+def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any], Trace]:
     """``compile_report`` and the traced compile it reports (the fold plan the text view
     marks comes from it, never from a second walk)."""
-    branch = loaded.branch
-    request = next_request(branch, instruction, blocks)
-    trace = compile_traced(branch, request)
+    request = TurnRequest(
+        instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
+    )
+    trace = compile_traced(loaded.branch, request)
     messages = to_provider_messages(trace.compiled)
-    parts = trace.parts
-    history = [text_of(m["content"]) for m in messages[:-1]]
-    current = [text_of(m["content"]) for m in messages[-1:]]
-    everything = history + current
+    measured = measure(messages, trace.fold_message_index, fold_parts(trace))
     report = {
-        "path": loaded.path,
-        "view": loaded.view_name,
-        "records": len(loaded.view),
-        "instruction": request.instruction.content.instruction,
-        "instruction_is_placeholder": instruction is None,
+        **turn_fields(loaded, spec, "default", measured),
+        "fold": fold_report(trace),
         "messages": messages,
-        "fold": _fold_report(trace),
-        "sections": {
-            "system": _size([parts.system]),
-            "context_blocks": {"count": len(blocks), **_size([parts.context])},
-            "guidance": _size([parts.guidance]),
-            "history": {
-                "messages": len(history),
-                **_size([t for t, _ in history], sum(n for _, n in history)),
-            },
-            "current_turn": _size([t for t, _ in current], sum(n for _, n in current)),
-            "total": {
-                "messages": len(messages),
-                **_size([t for t, _ in everything], sum(n for _, n in everything)),
-            },
-        },
-        "tokenizer": dict(TOKENIZER),
     }
     return report, trace
 
@@ -152,30 +145,6 @@ _STYLES = {
     "image": "green",
     "": "dim",
 }
-
-
-def _fold_labels(lines: list[str], parts: list[tuple[str, str]]) -> dict[int, str] | None:
-    """Line index -> section label for the fold embedded in ``lines`` (as a YAML block with any
-    indentation, or as plain text), or None when it is not there line for line."""
-    fold_lines: list[tuple[str, str]] = []
-    for n, (label, text) in enumerate(parts):
-        if n:
-            fold_lines.append(("", ""))
-        fold_lines.extend((label, line) for line in text.split("\n"))
-    first = fold_lines[0][1]
-    for start, line in enumerate(lines):
-        if not line.endswith(first):
-            continue
-        indent = line[: len(line) - len(first)]
-        if indent.strip() and not (len(fold_lines) == 1 and indent.strip() == "Guidance:"):
-            continue
-        window = lines[start : start + len(fold_lines)]
-        if len(window) == len(fold_lines) and all(
-            got == indent + want if want else not got.strip()
-            for got, (_, want) in zip(window, fold_lines, strict=True)
-        ):
-            return {start + k: label for k, (label, _) in enumerate(fold_lines) if label}
-    return None
 
 
 def _message_body(content: Any, labels_for: Callable[[list[str]], dict[int, str]]) -> Table:
@@ -211,10 +180,10 @@ def _message_body(content: Any, labels_for: Callable[[list[str]], dict[int, str]
     return grid
 
 
-def _size_note(size: dict[str, Any]) -> str:
-    note = f"{size['characters']:,} chars · {size['tokens']:,} tokens"
-    if size.get("images"):
-        note += f" · {size['images']} image(s)"
+def _size_note(size: MessageSize) -> str:
+    note = f"{size.characters:,} chars · {size.tokens:,} tokens"
+    if size.images:
+        note += f" · {size.images} image(s)"
     return note
 
 
@@ -224,13 +193,13 @@ def render_compile(
     """The text view of ``report``: the header, a panel per message with the fold's sections
     marked (as the compile ``trace`` planned them), then the sections table."""
     _print_header(console, loaded, report)
-    parts = trace.fold.parts.sections() if trace.fold is not None else []
+    parts = fold_parts(trace)
     messages: list[dict[str, Any]] = report["messages"]
+    measured = measure(messages, trace.fold_message_index, parts)
     for i, message in enumerate(messages):
         folded = parts if i == trace.fold_message_index else []
-        console.print(_message_panel(i, message, report, folded))
-    console.print(_sections_table(report, has_system=bool(trace.parts.system)))
-    console.print(Text(f"tokens: {ENCODING}, counted offline", style="dim"))
+        console.print(_message_panel(i, message, report, folded, measured.messages[i]))
+    render_sections(console, report, measured, section_notes(report, measured))
 
 
 def _print_header(console: Console, loaded: LoadedBranch, report: dict[str, Any]) -> None:
@@ -241,16 +210,45 @@ def _print_header(console: Console, loaded: LoadedBranch, report: dict[str, Any]
     facts = Text()
     facts.append(f"view: {loaded.view_name} ({len(loaded.view)} records) · ")
     facts.append(f"system: {'yes' if loaded.branch.msgs.system is not None else 'no'} · ")
-    facts.append(f"context blocks: {report['sections']['context_blocks']['count']} · ")
+    facts.append(f"context blocks: {len(report['context_blocks'])} · ")
     facts.append(f"{len(report['messages'])} message(s) to send")
     console.print(facts)
     for note in loaded.notes:
         console.print(inert_text(f"note: {note}", "yellow"))
+    render_at(console, report)
     console.print()
 
 
+def render_at(console: Console, report: dict[str, Any]) -> None:
+    """The ``--at K`` lines: which instruction, and what the saved branch does not record."""
+    at = report["at"]
+    if at is None:
+        return
+    console.print(
+        f"rebuilt: instruction {at['instruction']} of {at['of']} (view position "
+        f"{at['position']}), from the {at['position']} record(s) before it"
+    )
+    if at["not_recorded"]:
+        console.print(
+            Text(
+                "not recorded (shown as none): " + ", ".join(at["not_recorded"]),
+                style="yellow",
+            )
+        )
+    if at["recorded"]:
+        console.print(f"recorded by the profile: {', '.join(at['recorded'])}")
+    if at["sent_text_matches"] is False:
+        console.print(
+            Text("the recorded sent text differs from the rebuilt current turn", style="yellow")
+        )
+
+
 def _message_panel(
-    i: int, message: dict[str, Any], report: dict[str, Any], folded: list[tuple[str, str]]
+    i: int,
+    message: dict[str, Any],
+    report: dict[str, Any],
+    folded: list[tuple[str, str]],
+    size: MessageSize,
 ) -> Panel:
     """Message ``i``'s panel; ``folded`` are the fold's parts when it carries the fold."""
     role = message["role"]
@@ -260,13 +258,13 @@ def _message_panel(
         tags.append("history")
     elif report["instruction_is_placeholder"]:
         tags.append("current turn (placeholder; pass --instruction TEXT)")
+    elif report["at"] is not None:
+        tags.append(f"current turn (instruction {report['at']['instruction']}, rebuilt)")
     else:
         tags.append("current turn")
-    text, images = text_of(message["content"])
-    size = {"characters": len(text), "tokens": count_tokens(text), "images": images}
 
     def labels_for(lines: list[str]) -> dict[int, str]:
-        return (_fold_labels(lines, folded) or {}) if folded else {}
+        return (fold_labels(lines, folded) or {}) if folded else {}
 
     return Panel(
         _message_body(message["content"], labels_for),
@@ -278,27 +276,47 @@ def _message_panel(
     )
 
 
-def _sections_table(report: dict[str, Any], *, has_system: bool) -> Table:
+_NOTES = {
+    "tools": "a call option; not saved",
+    "guidance": "the fold target's own",
+    "current_turn": "1 message, the rest",
+}
+
+
+def section_notes(report: dict[str, Any], measured: Measured) -> dict[str, str]:
+    """The notes column of the default profile's sections table."""
+    blocks = len(report["context_blocks"])
+    history = sum(1 for m in measured.messages if m.section == "history")
+    folded = report["fold"]["sections"]
+    return {
+        **_NOTES,
+        "system": "folded into the first instruction" if "system" in folded else "none sent",
+        "context_blocks": (
+            f"{blocks} block(s), D3 JSON envelope" if blocks else "none (--context NAME=TEXT)"
+        ),
+        "history": f"{history} message(s), the rest",
+        "total": "the sum of the rows",
+    }
+
+
+def render_sections(
+    console: Console, report: dict[str, Any], measured: Measured, notes: dict[str, str]
+) -> None:
+    """The sections table every ``compile`` view ends with: one row per section, each
+    character counted once, the total the sum of the rows; then how tokens are counted."""
     table = Table(title="Sections", title_justify="left", show_edge=False, pad_edge=False)
     table.add_column("section")
     table.add_column("characters", justify="right")
     table.add_column("tokens", justify="right")
     table.add_column("notes")
-    sections = report["sections"]
-    blocks = sections["context_blocks"]["count"]
-    notes = {
-        "system": "folded into the first instruction" if has_system else "no system message",
-        "context_blocks": (
-            f"{blocks} block(s), D3 JSON envelope"
-            if blocks
-            else "none (add some with --context NAME=TEXT)"
-        ),
-        "guidance": "the fold target's own guidance",
-        "history": f"{sections['history']['messages']} message(s)",
-        "current_turn": "1 message",
-        "total": f"{sections['total']['messages']} message(s)",
-    }
-    for name, size in sections.items():
-        extra = f" · {size['images']} image(s)" if size.get("images") else ""
+    for name in (*SECTION_NAMES, "total"):
+        size = report["sections"][name]
+        extra = f" · {size['images']} image(s)" if size["images"] else ""
         table.add_row(name, f"{size['characters']:,}", f"{size['tokens']:,}", notes[name] + extra)
-    return table
+    console.print(table)
+    if not measured.fold_located:
+        console.print(
+            Text("the fold was not found line for line: its parts count in its message", "yellow")
+        )
+    console.print(Text(f"tokens: {ENCODING}, counted offline, each section on its own;", "dim"))
+    console.print(Text("a provider counting the whole request may differ slightly", "dim"))

@@ -1,8 +1,12 @@
 """``lionagi-turns diff``: lionagi 0.36's own payload against the compiled one, per message, each
 difference labelled with the intended-difference registry entry that explains it.
 
-``diff_report`` is pure (it imports the characterization registry, the one command that does);
-``render_diff`` is its text view. Exit 0 when every difference is registered, 1 otherwise.
+``diff_report`` is pure (it imports the characterization registry, the one command that does)
+and returns the ``lionagi-turns/diff@1`` shape; ``render_diff`` is its text view. Exit 0 when
+every difference is registered, 1 otherwise. ``sections`` are the compiled request's
+(``_sections``; None when the compiler rejects the history); ``lionagi_sections`` are
+lionagi's payload split by message only (``history``, ``current_turn``: lionagi keeps no fold
+plan, so its system, guidance and context count in the message that carries them).
 """
 
 from __future__ import annotations
@@ -18,14 +22,18 @@ from rich.table import Table
 from rich.text import Text
 
 from .._contracts import ContextBlock
+from ._compile import compiled_turn
 from ._inputs import next_request
 from ._load import LIONAGI_VERSION, LoadedBranch
+from ._sections import measure
+from ._shape import header
+from ._turn import turn_spec
 from ._views import bounded_rows, inert_text
 
-__all__ = ("diff_report", "render_diff")
+__all__ = ("diff_report", "message_lines", "render_diff")
 
 
-def _message_lines(message: dict[str, Any] | None) -> list[str]:
+def message_lines(message: dict[str, Any] | None) -> list[str]:
     if message is None:
         return []
     content = message["content"]
@@ -62,8 +70,8 @@ def diff_report(
         old = legacy[i] if i < len(legacy) else None
         new = compiled[i] if i < len(compiled) else None
         diff = difflib.unified_diff(
-            _message_lines(old),
-            _message_lines(new),
+            message_lines(old),
+            message_lines(new),
             fromfile=f"lionagi/messages[{i}]",
             tofile=f"lionagi-turns/messages[{i}]",
             lineterm="",
@@ -72,8 +80,21 @@ def diff_report(
             {"index": i, "diff": list(diff), "labels": list(comparison.labels.get(i, ()))}
         )
     labelled = {label for labels in comparison.labels.values() for label in labels}
+    spec = turn_spec(loaded, instruction, blocks, None, "default")
+    try:
+        sections = compiled_turn(loaded, spec)[0]["sections"]
+    except (ValueError, TypeError):  # the compiler rejects it: compiled_error says why
+        sections = None
+    legacy_sections = (
+        None if comparison.legacy is None else measure(comparison.legacy, None, ()).sections
+    )
     return {
-        "path": loaded.path,
+        **header("diff", loaded),
+        "instruction": spec.text,
+        "instruction_is_placeholder": spec.placeholder,
+        "context_blocks": [b.provider_name for b in blocks],
+        "sections": sections,
+        "lionagi_sections": legacy_sections,
         "lionagi_version": LIONAGI_VERSION,
         "legacy_error": comparison.legacy_error,
         "compiled_error": comparison.compiled_error,
@@ -113,7 +134,7 @@ def render_diff(console: Console, report: dict[str, Any]) -> None:
     if one_side is not None:
         for i, message in enumerate(one_side["messages"]):
             shown = Text("\n").join(
-                inert_text(row.text) for row in bounded_rows(_message_lines(message))
+                inert_text(row.text) for row in bounded_rows(message_lines(message))
             )
             console.print(
                 Panel(

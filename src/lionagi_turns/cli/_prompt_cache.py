@@ -1,11 +1,14 @@
-"""``lionagi-turns compile --profile prompt-cache``: the next request, prompt-cache profile.
+"""``lionagi-turns compile --profile prompt-cache``: a turn under the prompt-cache profile.
 
-``prompt_cache_report`` is pure: the compile report's identification fields plus
-``integration._cache.prompt_cache_view`` of the next turn (``profile: "prompt-cache"``;
-``segments``, ``marks``, ``changes``, ``system``, ``messages``). A saved branch holds no tool
-functions, so the stable segment is the one last recorded on the branch. ``render_prompt_cache``
-is its text view: the segments, each mark with its segment and lifetime, and what changed
-against the previous recorded request, i.e. why the next call does or does not read the cache.
+``prompt_cache_report`` is pure: the ``lionagi-turns/compile@1`` fields every profile shares
+(``_compile.turn_fields``; ``sections`` counts the payload's ``system`` blocks too: the stable
+segment's system text as ``system`` and its tool section as ``tools``, the conversation
+segment as ``context_blocks``) plus ``integration._cache.prompt_cache_view`` of the turn:
+``segments`` (each with ``characters`` and ``tokens``), ``marks``, ``changes``, ``system``,
+``messages``. A saved branch holds no tool functions, so the stable segment is the one last
+recorded on the branch. ``render_prompt_cache`` is its text view: one row per system block
+and message with its size and mark, what changed against the previous recorded request (why
+the next call does or does not read the cache), then the sections table.
 """
 
 from __future__ import annotations
@@ -17,48 +20,102 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .._contracts import ContextBlock
-from ..integration._cache import prompt_cache_view
-from ._inputs import next_request
+from .._contracts import ContextBlock, TurnRequest
+from ..integration._cache import prompt_cache_traced
+from ._compile import fold_parts, fold_report, render_at, render_sections, turn_fields
 from ._load import LoadedBranch, one_line
+from ._sections import Measured, count_tokens, measure
+from ._turn import TurnSpec, turn_spec
 from ._views import inert_text
 
-__all__ = ("prompt_cache_report", "render_prompt_cache")
+__all__ = ("prompt_cache_report", "prompt_cache_turn", "render_prompt_cache")
+
+
+def _system_sections(loaded: LoadedBranch, stable: int, blocks: list[str]) -> list[str]:
+    """The section of each system block: the stable segment is the system text then the tool
+    section (each only when non-empty), the rest is the conversation's context section."""
+    system = loaded.branch.msgs.system
+    has_system = system is not None and bool(system.rendered)
+    names = []
+    for i, _ in enumerate(blocks):
+        if i >= stable:
+            names.append("context_blocks")
+        elif i == 0 and (has_system or stable == 2):
+            names.append("system")
+        else:
+            names.append("tools")
+    return names
 
 
 def prompt_cache_report(
-    loaded: LoadedBranch, instruction: str | None = None, blocks: tuple[ContextBlock, ...] = ()
+    loaded: LoadedBranch,
+    instruction: str | None = None,
+    blocks: tuple[ContextBlock, ...] = (),
+    at: int | None = None,
 ) -> dict[str, Any]:
     """The ``compile --profile prompt-cache --format json`` object (module docstring). Raises
     what the compiler raises for a history it rejects."""
-    request = next_request(loaded.branch, instruction, blocks)
-    view = prompt_cache_view(loaded.branch, request)
+    spec = turn_spec(loaded, instruction, blocks, at, "prompt-cache")
+    return prompt_cache_turn(loaded, spec)[0]
+
+
+def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any], Measured]:
+    """``prompt_cache_report`` and its sections message by message (for the text view)."""
+
+    request = TurnRequest(
+        instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
+    )
+    view, result = prompt_cache_traced(loaded.branch, request)
+    trace = result.trace
+    texts = [str(b["text"]) for b in view["system"]]
+    stable = view["segments"]["stable"]["blocks"]
+    named = list(zip(_system_sections(loaded, stable, texts), texts, strict=True))
+    measured = measure(view["messages"], trace.fold_message_index, fold_parts(trace), named)
+    at = spec.at
+    if at is not None and at["sent_text"] is not None:
+        at = {**at, "sent_text_matches": at["sent_text"] == trace.rendered[-1].content}
+    segments = view["segments"]
+    report = {
+        **turn_fields(loaded, spec, "prompt-cache", measured),
+        "at": at,
+        "fold": fold_report(trace),
+        "segments": {
+            "stable": _segment(segments["stable"]["blocks"], texts[:stable]),
+            "conversation": _segment(segments["conversation"]["blocks"], texts[stable:]),
+            "turn": segments["turn"],
+        },
+        "marks": view["marks"],
+        "changes": view["changes"],
+        "system": view["system"],
+        "messages": view["messages"],
+    }
+    return report, measured
+
+
+def _segment(blocks: int, texts: list[str]) -> dict[str, int]:
     return {
-        "path": loaded.path,
-        "view": loaded.view_name,
-        "records": len(loaded.view),
-        "instruction": request.instruction.content.instruction,
-        "instruction_is_placeholder": instruction is None,
-        "profile": "prompt-cache",
-        **view,
+        "blocks": blocks,
+        "characters": sum(len(t) for t in texts),
+        "tokens": sum(count_tokens(t) for t in texts),
     }
 
 
-def render_prompt_cache(console: Console, report: dict[str, Any]) -> None:
-    """Text view of ``report``."""
+def render_prompt_cache(console: Console, report: dict[str, Any], measured: Measured) -> None:
+    """Text view of ``report`` (``measured``: its sections, from ``prompt_cache_turn``)."""
     header = Text()
     header.append("lionagi-turns compile --profile prompt-cache ", style="bold")
     header.append_text(inert_text(report["path"]))
     console.print(Rule(header))
+    render_at(console, report)
     segments = report["segments"]
     table = Table("segment", "size", "mark")
     marks = {m["at"]: f'{m["ttl"]} ({m["segment"]})' for m in report["marks"]}
     for i, block in enumerate(report["system"]):
         kind = "stable" if i < segments["stable"]["blocks"] else "conversation"
-        preview = one_line(str(block.get("text", "")))[:60]
+        text = str(block.get("text", ""))
         table.add_row(
-            inert_text(f"system[{i}] {kind}: {preview}"),
-            f'{len(str(block.get("text", "")))} chars',
+            inert_text(f"system[{i}] {kind}: {one_line(text)[:60]}"),
+            _size(len(text), count_tokens(text)),
             marks.get(f"system[{i}]", ""),
         )
     for i, message in enumerate(report["messages"]):
@@ -66,9 +123,10 @@ def render_prompt_cache(console: Console, report: dict[str, Any]) -> None:
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
         at = next((k for k in marks if k.startswith(f"messages[{i}].")), None)
+        size = measured.messages[i]
         table.add_row(
             inert_text(f"messages[{i}] {message['role']}: {one_line(text)[:60]}"),
-            f"{len(text)} chars",
+            _size(size.characters, size.tokens),
             marks.get(at, "") if at else "",
         )
     console.print(table)
@@ -80,3 +138,22 @@ def render_prompt_cache(console: Console, report: dict[str, Any]) -> None:
         + (", ".join(changed) if changed else "none")
         + (f" · previous request ended at messages[{previous}]" if previous is not None else "")
     )
+    render_sections(console, report, measured, _notes(report, measured))
+
+
+def _size(characters: int, tokens: int) -> str:
+    return f"{characters:,} chars · {tokens:,} tokens"
+
+
+def _notes(report: dict[str, Any], measured: Measured) -> dict[str, str]:
+    blocks = len(report["context_blocks"])
+    history = sum(1 for m in measured.messages if m.section == "history")
+    return {
+        "system": "stable segment",
+        "tools": "stable segment, as recorded",
+        "context_blocks": f"{blocks} block(s): conversation or turn",
+        "guidance": "folded with later blocks only",
+        "history": f"{history} message(s) as sent, the rest",
+        "current_turn": "1 message, the rest",
+        "total": "the sum of the rows",
+    }

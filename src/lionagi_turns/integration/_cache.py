@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._cache_layout import compile_cached
+from .._cache_layout import CachedCompile, compile_cached
 from .._contracts import CompiledChatRequest, TurnRequest
 from .._providers import to_provider_messages
 from ._anthropic import SegmentedBlocks, place_segment_marks
@@ -26,7 +26,7 @@ from ._anthropic import SegmentedBlocks, place_segment_marks
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("compile_for_prompt_cache", "prompt_cache_view")
+__all__ = ("compile_for_prompt_cache", "prompt_cache_traced", "prompt_cache_view")
 
 
 def compile_for_prompt_cache(
@@ -51,6 +51,13 @@ def prompt_cache_view(
     ``tool_schemas`` None takes the stable segment as last recorded on the branch (a saved
     branch holds no tool functions). Raises what the compiler raises.
     """
+    return prompt_cache_traced(branch, request, tool_schemas)[0]
+
+
+def prompt_cache_traced(
+    branch: Branch, request: TurnRequest, tool_schemas: list[Any] | None = None
+) -> tuple[dict[str, Any], CachedCompile]:
+    """``prompt_cache_view`` and the compile it shows (its trace holds the fold plan)."""
     result = compile_cached(branch, request, tool_schemas)
     layout = result.layout
     payload: dict[str, Any] = {
@@ -73,7 +80,7 @@ def prompt_cache_view(
                               "segment": "turn" if i == last else "turn (lookback)",
                               "ttl": block["cache_control"].get("ttl", "5m")})
     changes = layout.changes
-    return {
+    view = {
         "segments": {
             "stable": {"blocks": len(layout.stable),
                        "chars": sum(len(t) for t in layout.stable)},
@@ -88,3 +95,4 @@ def prompt_cache_view(
         "system": payload["system"],
         "messages": payload["messages"],
     }
+    return view, result
