@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 __all__ = (
     "UNANSWERED_KEY",
     "UNANSWERED_TEXT",
+    "UNKNOWN_REASON",
     "mark_unanswered_turns",
     "record_unanswered",
     "unanswered_reason",
