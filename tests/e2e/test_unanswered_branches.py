@@ -333,3 +333,30 @@ async def test_a_run_turn_in_flight_is_not_repaired_by_another_call(
     assert kinds == ["System", "Instruction", "AssistantResponse", "Instruction", "Marker",
                      "Instruction", "Marker", "Instruction", "AssistantResponse"]
     assert len(repair_warnings(caught)) == 1
+
+
+async def test_later_unanswered_instructions_on_the_same_branch_are_found(
+    chat_server, openai_model
+) -> None:
+    # The repair walks only what was appended since its last call on this branch object; an
+    # instruction added later (install off meanwhile) or inserted before the walked end is
+    # still found.
+    branch = Branch(system=SYSTEM, chat_model=openai_model())
+    with integration.installed():
+        assert await branch.communicate("one") == "ok"
+    late = branch.msgs.add_message(instruction="late")  # plain lionagi, no answer
+    await branch.communicate("two")  # install off: "late" is now inside the history
+    with integration.installed():
+        assert await branch.communicate("three") == "ok"  # the appended records are walked
+    assert [m.metadata[UNANSWERED_KEY]["instruction"] for m in markers(branch)] == [str(late.id)]
+    inserted = branch.msgs.create_instruction(instruction="inserted")
+    branch.msgs.messages.include(inserted)
+    branch.msgs.progression.remove(inserted.id)
+    branch.msgs.progression.insert(1, [inserted.id])  # before "one", never answered
+    chat_server.clear()
+    with integration.installed():
+        assert await branch.communicate("four") == "ok"  # the walked ids changed: walk all
+    assert [m.metadata[UNANSWERED_KEY]["instruction"] for m in markers(branch)] == [
+        str(inserted.id), str(late.id)]
+    (body,) = chat_server.payloads()
+    assert users_in_a_row(body) == 1
