@@ -346,7 +346,8 @@ async def test_later_unanswered_instructions_on_the_same_branch_are_found(
         assert await branch.communicate("one") == "ok"
     late = branch.msgs.add_message(instruction="late")  # plain lionagi, no answer
     await branch.communicate("two")  # install off: "late" is now inside the history
-    with integration.installed():
+    with integration.installed(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         assert await branch.communicate("three") == "ok"  # the appended records are walked
     assert [m.metadata[UNANSWERED_KEY]["instruction"] for m in markers(branch)] == [str(late.id)]
     inserted = branch.msgs.create_instruction(instruction="inserted")
@@ -354,9 +355,12 @@ async def test_later_unanswered_instructions_on_the_same_branch_are_found(
     branch.msgs.progression.remove(inserted.id)
     branch.msgs.progression.insert(1, [inserted.id])  # before "one", never answered
     chat_server.clear()
-    with integration.installed():
+    with integration.installed(), warnings.catch_warnings(record=True) as again:
+        warnings.simplefilter("always")
         assert await branch.communicate("four") == "ok"  # the walked ids changed: walk all
     assert [m.metadata[UNANSWERED_KEY]["instruction"] for m in markers(branch)] == [
         str(inserted.id), str(late.id)]
     (body,) = chat_server.payloads()
     assert users_in_a_row(body) == 1
+    # Announced once per branch: the second repair of the same branch is silent.
+    assert (len(repair_warnings(caught)), len(repair_warnings(again))) == (1, 0)
