@@ -364,3 +364,19 @@ async def test_later_unanswered_instructions_on_the_same_branch_are_found(
     assert users_in_a_row(body) == 1
     # Announced once per branch: the second repair of the same branch is silent.
     assert (len(repair_warnings(caught)), len(repair_warnings(again))) == (1, 0)
+
+
+async def test_two_calls_racing_on_an_unrepaired_branch_record_one_marker(
+    chat_server, openai_model
+) -> None:
+    import anyio
+
+    branch = unanswered_branch(openai_model())
+    await branch.communicate("c")  # install off: "b" is now inside the history
+    with integration.installed(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(communicate, branch, "d")
+            tg.start_soon(communicate, branch, "e")
+    assert len(markers(branch)) == 1
+    assert len(repair_warnings(caught)) == 1
