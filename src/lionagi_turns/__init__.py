@@ -19,6 +19,7 @@ from .integration import (
     install,
     installed,
     is_installed,
+    mark_unanswered_turns,
     uninstall,
 )
 from .integration._prepare_compat import prepare_messages_for_chat
@@ -45,6 +46,7 @@ __all__ = (
     "install",
     "installed",
     "is_installed",
+    "mark_unanswered_turns",
     "no_fast_path",
     "prepare_messages_for_chat",
     "prompt_cache_account",

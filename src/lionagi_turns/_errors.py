@@ -138,7 +138,9 @@ DEFECT_RULES: dict[DefectKind, DefectRule] = {
     "consecutive_instructions": DefectRule(
         HistoryError,
         CONSECUTIVE_INSTRUCTIONS,
-        "Record an assistant response between them or leave one out of the progression.",
+        "await lionagi_turns.mark_unanswered_turns(branch) records an assistant marker after "
+        "each unanswered instruction (install() does so before every call); or record an "
+        "assistant response between them, or leave one out of the progression.",
     ),
     "first_not_instruction": DefectRule(
         HistoryError,

@@ -144,14 +144,17 @@ async def test_compile_error_happens_before_the_model_and_records_nothing(
     fake_model: FakeChatModel,
 ) -> None:
     branch = _branch(fake_model)
-    for text in ("a", "b"):  # two adjacent instructions: ADR D2 step 3 rejects them
-        branch.msgs.add_message(instruction=branch.msgs.create_instruction(instruction=text))
+    asked = []
+    for text in ("a", "b"):  # answered turns; a view of the two instructions alone is refused
+        asked.append(branch.msgs.add_message(instruction=text))
+        branch.msgs.add_message(assistant_response=f"re {text}")
+    view = [m.id for m in asked]  # two adjacent instructions: ADR D2 step 3 rejects them
     before = _stored(branch)
     with lionagi_turns.installed():
         with pytest.raises(ValueError, match="Consecutive instructions"):
-            await branch.communicate("c")
+            await branch.communicate("c", progression=view)
         with pytest.raises(ValueError, match="Consecutive instructions"):
-            await branch.operate(instruction="c", response_format=Answer)
+            await branch.operate(instruction="c", response_format=Answer, progression=view)
     assert fake_model.payloads == []
     assert _stored(branch) == before
 

@@ -23,8 +23,10 @@ from lionagi_turns.integration import _prepare_compat as prepare_compat
 
 SITES = [
     (chat_mod, "_prepare_run_kwargs", integration.prepare_run_kwargs),
-    (run_mod, "_prepare_run_kwargs", integration.prepare_run_kwargs),
+    (run_mod, "_prepare_run_kwargs", integration.prepare_run_turn_kwargs),
     (chat_mod, "_build_instruction", integration.build_instruction),
+    (chat_mod, "_apply_context_providers", integration.apply_context_providers),
+    (run_mod, "_apply_context_providers", integration.apply_context_providers),
     (run_mod, "_build_instruction", integration.build_instruction),
     (messages_pkg, "prepare_messages_for_chat", prepare_compat.prepare_messages_for_chat),
     (prepare_mod, "prepare_messages_for_chat", prepare_compat.prepare_messages_for_chat),

@@ -60,8 +60,9 @@ def test_adjacent_instructions_raise_the_adr_error_naming_both() -> None:
     assert err.__notes__ == [
         f"instruction at position 1 (id {i2.id}) directly follows the instruction at "
         f"position 0 (id {i1.id})",
-        "next step: Record an assistant response between them or leave one out of the "
-        "progression.",
+        "next step: await lionagi_turns.mark_unanswered_turns(branch) records an assistant "
+        "marker after each unanswered instruction (install() does so before every call); or "
+        "record an assistant response between them, or leave one out of the progression.",
     ]
 
 

@@ -6,9 +6,12 @@
 lionagi name                                        replacement
 ==================================================  =====================================
 ``operations.chat.chat._prepare_run_kwargs``        ``prepare_run_kwargs`` (the adapter)
-``operations.run.run._prepare_run_kwargs``          ``prepare_run_kwargs``
+``operations.run.run._prepare_run_kwargs``          ``prepare_run_turn_kwargs`` (the adapter;
+                                                    the compiled turn is in flight until run ends)
 ``operations.chat.chat._build_instruction``         ``build_instruction`` (copies a caller's
 ``operations.run.run._build_instruction``           ``Instruction`` before lionagi updates it)
+``operations.chat.chat._apply_context_providers``   ``apply_context_providers`` (marks the
+``operations.run.run._apply_context_providers``     branch's unanswered instructions first)
 ``protocols.messages.prepare_messages_for_chat``    ``prepare_compat.prepare_messages_for_chat``
 ``protocols.messages.prepare.prepare_messages_...`` ``prepare_compat.prepare_messages_for_chat``
 ``operations.parse.parse._try_propagate_structure`` ``propagate_structure``
@@ -41,7 +44,10 @@ Guarantees:
   resumed only when lionagi sends it as the last message alone (``_resume.is_resumed_cli``,
   read from the endpoint's request model): codex and pi turns never are.
 - A ``run()`` turn that ends unanswered gets one explicit marker record
-  (``run_recording_outcome``, ``_unanswered``), so the branch stays usable.
+  (``run_recording_outcome``, ``_unanswered``), so the branch stays usable. Unanswered
+  instructions a branch already holds (turns that failed without ``install()``) get the same
+  marker before the next call compiles (``apply_context_providers``, ``_repair``), announced
+  with ``TurnsCompatibilityWarning`` once per branch.
 - ReAct's caller-context de-dup: the adapter reads lionagi's ``_react_context`` and passes it
   to ``compile_chat_request(..., react_context=...)`` and to the prompt-cache profile (and the
   estimate does the same).
@@ -74,24 +80,35 @@ from ._estimate import estimate_next_request_tokens, remember_turn_options
 from ._handover import Handover
 from ._prepare_compat import prepare_messages_for_chat
 from ._react import react_context_now
+from ._repair import (
+    REPAIR_WARNING,
+    note_run_instruction,
+    repair_before_call,
+    run_turn_ended,
+    run_turn_starting,
+)
 from ._resume import resumed_view
 from ._unanswered import record_unanswered, unanswered_reason
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
+    from uuid import UUID
 
     from lionagi.operations.types import ChatParam, RunParam
+    from lionagi.protocols.context_providers import ProviderReport
     from lionagi.protocols.messages import Instruction, RoledMessage
     from lionagi.session.branch import Branch
 
 __all__ = (
     "IntegrationError",
     "TurnsCompatibilityWarning",
+    "apply_context_providers",
     "build_instruction",
     "install",
     "installed",
     "is_installed",
     "prepare_run_kwargs",
+    "prepare_run_turn_kwargs",
     "propagate_structure",
     "run_recording_outcome",
     "uninstall",
@@ -197,6 +214,26 @@ def propagate_structure(content: Any, parse_param: Any) -> Any:
 # ---------------------------------------------------------------------------- the adapter
 
 
+async def apply_context_providers(
+    branch: Branch, instruction: Any, param: ChatParam, *, ins: Instruction | None = None
+) -> tuple[Instruction | None, ProviderReport | None]:
+    """lionagi's ``_apply_context_providers``, after marking the unanswered instructions the
+    branch already holds (``_repair.repair_before_call``; a repair is announced with
+    ``TurnsCompatibilityWarning`` once per branch). lionagi's chat and run operations await it
+    before the pre-call hook and before compiling, so the fold's estimate, the context
+    providers and the compiler all see the repaired branch."""
+    markers = await repair_before_call(branch)
+    if markers:
+        _warn_once(
+            f"unanswered:{branch.id}", REPAIR_WARNING.format(branch=branch.id, count=len(markers))
+        )
+    original = _original(_PREPARE, "_apply_context_providers")
+    found: tuple[Instruction | None, ProviderReport | None] = await original(
+        branch, instruction, param, ins=ins
+    )
+    return found
+
+
 def build_instruction(branch: Branch, instruction: Any, param: ChatParam) -> Instruction:
     """lionagi's ``_build_instruction`` on a copy of a caller-supplied ``Instruction``, so the
     caller's object is never updated in place."""
@@ -248,6 +285,32 @@ def prepare_run_kwargs(
     return compiled.instruction, {**compiled.provider_kwargs, **extra, "messages": messages}
 
 
+def prepare_run_turn_kwargs(
+    branch: Branch,
+    instruction: Any,
+    param: ChatParam,
+    *,
+    ins: Instruction | None = None,
+    context_blocks: Sequence[str] | None = None,
+    imodel: Any = None,
+    _use_render_cache: bool = True,
+) -> tuple[Instruction, dict[str, Any]]:
+    """``prepare_run_kwargs`` for lionagi's run operation: the compiled instruction, which
+    lionagi records before the model call, is also a turn in flight until the run ends
+    (``_repair.note_run_instruction``), so no other call on the branch marks it unanswered."""
+    compiled, kwargs = prepare_run_kwargs(
+        branch,
+        instruction,
+        param,
+        ins=ins,
+        context_blocks=context_blocks,
+        imodel=imodel,
+        _use_render_cache=_use_render_cache,
+    )
+    note_run_instruction(compiled.id)
+    return compiled, kwargs
+
+
 async def run_recording_outcome(
     branch: Branch, instruction: Any, param: RunParam
 ) -> AsyncGenerator[RoledMessage]:
@@ -266,11 +329,15 @@ async def run_recording_outcome(
     original = _original(_RUN, "run")
     stream = original(branch, instruction, param)
     recorded: Instruction | None = None
+    turn: list[UUID] = []
     try:
-        async for msg in stream:
+        with run_turn_starting(turn):  # lionagi compiles and records the instruction here
+            msg = await anext(stream, None)
+        while msg is not None:
             if recorded is None and isinstance(msg, Instruction):
                 recorded = msg
             yield msg
+            msg = await anext(stream, None)
     except BaseException as exc:
         # Shielded: under a cancelled anyio scope every await would be cancelled again.
         with anyio.CancelScope(shield=True):
@@ -278,6 +345,8 @@ async def run_recording_outcome(
             if recorded is not None:
                 await _record_or_note(branch, recorded, exc)
         raise
+    finally:
+        run_turn_ended(turn)
 
 
 async def _record_or_note(branch: Branch, recorded: Any, exc: BaseException) -> None:
@@ -337,8 +406,10 @@ class _Target:
 
 _TARGETS: tuple[_Target, ...] = (
     _Target(_CHAT, "_prepare_run_kwargs", _PREPARE, prepare_run_kwargs),
-    _Target(_RUN, "_prepare_run_kwargs", _PREPARE, prepare_run_kwargs),
+    _Target(_RUN, "_prepare_run_kwargs", _PREPARE, prepare_run_turn_kwargs),
     _Target(_CHAT, "_build_instruction", _PREPARE, build_instruction),
+    _Target(_CHAT, "_apply_context_providers", _PREPARE, apply_context_providers),
+    _Target(_RUN, "_apply_context_providers", _PREPARE, apply_context_providers),
     _Target(_RUN, "_build_instruction", _PREPARE, build_instruction),
     _Target(_MESSAGES, "prepare_messages_for_chat", _MSG_PREPARE, prepare_messages_for_chat),
     _Target(_MSG_PREPARE, "prepare_messages_for_chat", _MSG_PREPARE, prepare_messages_for_chat),

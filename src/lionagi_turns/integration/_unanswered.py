@@ -21,7 +21,9 @@ Contract of ``record_unanswered(branch, instruction, reason)``:
 - ``mark_unanswered_turns(branch)`` does the same, explicitly, for every unanswered instruction
   already in the branch's progression (a branch whose turns failed without ``install()``), with
   the reason ``"an earlier failure"``; call it only while no turn runs on the branch (a running
-  turn's instruction is unanswered until its response arrives).
+  turn's instruction is unanswered until its response arrives). Under ``install()`` every call
+  records the same markers before it compiles (``_repair.repair_before_call``, which also skips
+  ``run()`` turns in flight); outside it, the compiler's refusal names this function.
 - The marker is an ordinary record: it serializes with ``Branch.to_dict()``, reloads with
   ``Branch.from_dict()``, compiles as an assistant message (plain lionagi renders it the same
   way), and ``lionagi-turns compile`` shows it.
@@ -43,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = (
     "UNANSWERED_KEY",
     "UNANSWERED_TEXT",
+    "UNKNOWN_REASON",
     "mark_unanswered_turns",
     "record_unanswered",
     "unanswered_reason",
