@@ -1,0 +1,95 @@
+"""``get_token_budget`` counting what is sent (replaces lionagi's under ``install()``).
+
+lionagi's ``get_token_budget`` (behind ``Branch.token_budget``, the agent nudge's status line
+and the engine's "context critical" check) adds up the tokens of each recorded message's
+content. Under ``install()`` a recorded instruction keeps only its durable content (ADR-0007
+D1), while each request re-sends the current turn's tool schemas and response format, so that
+sum is no longer the size of what the model receives. This version keeps lionagi's ``limit``
+and ``model`` (it calls lionagi's own function) and replaces ``used``:
+
+- inside an API_PRE_CALL emit for the branch: the input tokens of the request that call sends
+  (``_in_call.payload_in_call``);
+- otherwise: the input tokens of the request of the newest instruction in the active view, as
+  the view now renders it: the records before that instruction as history, the instruction as
+  the current turn with the call options its own call had (tool schemas, response format,
+  structure, provider kwargs; none for an instruction no adapter compiled) and the context
+  blocks of the branch's ``last_context_report``. While nothing changed since that call, this
+  is exactly what it sent; after a fold, what the folded view sends. Records after that
+  instruction (its answer, tool calls and results) count from the next request on, which
+  ``estimate_next_request_tokens`` estimates. With no instruction in the view: the view with
+  an instruction of no text as the current turn (the system message alone, say);
+- counted with ``estimate_payload_input_tokens``, the count lionagi's input cap and its
+  context fold's estimate apply, on the payload the chat model's endpoint builds.
+
+A view the compiler refuses raises the compiler's error (the next call would refuse it too).
+It does not write to the branch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from .._contracts import TurnRequest
+from .._providers import to_provider_messages
+from ._estimate import current_blocks, newest_instruction, turn_options
+from ._in_call import payload_in_call
+
+if TYPE_CHECKING:
+    from lionagi.protocols.messages import Instruction
+    from lionagi.service.token_budget import TokenBudget
+    from lionagi.session.branch import Branch
+
+__all__ = ("get_token_budget", "used_tokens")
+
+
+def get_token_budget(branch: Branch) -> TokenBudget:
+    """lionagi's ``TokenBudget`` for ``branch`` with ``used`` as the module contract says."""
+    from . import _install  # lionagi's original while installed (imported here: _install imports us)
+
+    budget: TokenBudget = _install.original_token_budget()(branch)
+    return dataclasses.replace(budget, used=used_tokens(branch))
+
+
+def used_tokens(branch: Branch) -> int:
+    """Input tokens of what ``branch`` sends (see the module contract)."""
+    from lionagi.service.connections.api_calling import estimate_payload_input_tokens
+
+    payload = payload_in_call(branch)
+    if payload is None:
+        payload = _view_payload(branch)
+    return int(estimate_payload_input_tokens(payload))
+
+
+def _view_payload(branch: Branch) -> dict[str, Any]:
+    view = list(branch.progression)
+    newest = newest_instruction(branch)
+    if newest is None:
+        current, progression = _no_text(branch), None
+    else:
+        current, progression = newest, tuple(view[: view.index(newest.id)])
+    options = turn_options(current)
+    request = TurnRequest(
+        instruction=current,
+        progression=progression,
+        tool_schemas=options.tool_schemas if options else (),
+        response_format=options.response_format if options else None,
+        structure=options.structure if options else None,
+        context_blocks=current_blocks(branch),
+        provider_kwargs=dict(options.provider_kwargs) if options else {},
+    )
+    from . import _install  # the installed profile's compile (imported here: _install imports us)
+
+    compiled = _install.compile_installed_profile(branch, request)
+    kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
+    payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
+    result: dict[str, Any] = payload
+    return result
+
+
+def _no_text(branch: Branch) -> Instruction:
+    """An instruction with no text of its own, addressed as the branch's instructions are."""
+    instruction: Instruction = branch.msgs.create_instruction(
+        instruction=None, sender=branch.user, recipient=branch.id
+    )
+    return instruction
