@@ -17,7 +17,8 @@ and ``model`` (it calls lionagi's own function) and replaces ``used``:
   is exactly what it sent; after a fold, what the folded view sends. Records after that
   instruction (its answer, tool calls and results) count from the next request on, which
   ``estimate_next_request_tokens`` estimates. With no instruction in the view: the view with
-  an instruction of no text as the current turn (the system message alone, say);
+  an instruction of no text as the current turn (the system message alone, say); 0 for an
+  empty view;
 - counted with ``estimate_payload_input_tokens``, the count lionagi's input cap and its
   context fold's estimate apply, on the payload the chat model's endpoint builds.
 
@@ -45,7 +46,7 @@ __all__ = ("get_token_budget", "used_tokens")
 
 def get_token_budget(branch: Branch) -> TokenBudget:
     """lionagi's ``TokenBudget`` for ``branch`` with ``used`` as the module contract says."""
-    from . import _install  # lionagi's original while installed (imported here: _install imports us)
+    from . import _install  # imported here: _install imports this module
 
     budget: TokenBudget = _install.original_token_budget()(branch)
     return dataclasses.replace(budget, used=used_tokens(branch))
@@ -57,6 +58,8 @@ def used_tokens(branch: Branch) -> int:
 
     payload = payload_in_call(branch)
     if payload is None:
+        if not branch.progression:
+            return 0
         payload = _view_payload(branch)
     return int(estimate_payload_input_tokens(payload))
 
@@ -88,8 +91,6 @@ def _view_payload(branch: Branch) -> dict[str, Any]:
 
 
 def _no_text(branch: Branch) -> Instruction:
-    """An instruction with no text of its own, addressed as the branch's instructions are."""
-    instruction: Instruction = branch.msgs.create_instruction(
-        instruction=None, sender=branch.user, recipient=branch.id
-    )
+    """An instruction with no text of its own (never recorded)."""
+    instruction: Instruction = branch.msgs.create_instruction(instruction=None)
     return instruction

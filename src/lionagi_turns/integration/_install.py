@@ -12,14 +12,19 @@ lionagi name                                        replacement
 ``protocols.messages.prepare_messages_for_chat``    ``prepare_compat.prepare_messages_for_chat``
 ``protocols.messages.prepare.prepare_messages_...`` ``prepare_compat.prepare_messages_for_chat``
 ``operations.parse.parse._try_propagate_structure`` ``propagate_structure``
+``operations.chat.chat.emit_api_pre_call``          ``_in_call.emit_api_pre_call`` (marks
+``operations.run.run.emit_api_pre_call``            the call in progress during the emit)
+``service.token_budget.get_token_budget``           ``_budget.get_token_budget`` (``used``:
+``agent.nudge.get_token_budget``                    the tokens of what is sent)
 ==================================================  =====================================
 
 ``Branch.chat``, ``communicate``, ``operate``, ``ReAct`` and ``run`` reach the compiler through
 the first two; they then execute unchanged, so chat and run differ only after compilation.
 
 Also replaced: ``lionagi.agent.context_fold.estimate_next_request_tokens`` (and ``ContextFold``'s
-default ``estimate``) by ``_estimate.estimate_next_request_tokens``, which compiles through the
-compiler with the newest turn's call options, and ``operations.run.run.run`` by
+default ``estimate``) by ``_estimate.estimate_next_request_tokens``, which counts the request of
+the call in progress at API_PRE_CALL and otherwise compiles through the compiler with the
+newest turn's call options, and ``operations.run.run.run`` by
 ``run_recording_outcome`` (lionagi's run plus an explicit record of an unanswered turn).
 
 Left untouched on purpose: ``lionagi.operations.chat._prepare._prepare_run_kwargs`` itself (the
@@ -66,8 +71,8 @@ from .._compiler import compile_chat_request
 from .._providers import check_image_hosts, to_provider_messages
 from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
 from ._anthropic import create_payload as anthropic_create_payload
-from ._cache import compile_for_prompt_cache
 from ._budget import get_token_budget
+from ._cache import compile_for_prompt_cache
 from ._estimate import estimate_next_request_tokens, remember_turn_options
 from ._handover import Handover
 from ._in_call import emit_api_pre_call, note_built, note_compiled
