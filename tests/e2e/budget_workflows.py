@@ -14,6 +14,8 @@ received are measured alike. Whether the compiler is installed is the caller's c
 - ``react_estimates``: ReAct with ~5.2 KB of caller context and ``max_extensions=3``; the
   estimate at each API_PRE_CALL and at each API_POST_CALL (outside a call, against the next
   request).
+- ``cli_budget``: ``run()`` turns on a CLI model; ``token_budget.used`` after each and the
+  messages each call gave lionagi's endpoint.
 - ``operate_with_fold``: ``operate`` rounds with growing instructions under lionagi's context
   fold; its fold records and each request sent.
 """
@@ -35,6 +37,7 @@ __all__ = (
     "BudgetRun",
     "EstimateRuns",
     "FoldRun",
+    "cli_budget",
     "operate_budget",
     "operate_tool_estimates",
     "operate_with_fold",
@@ -263,3 +266,27 @@ async def operate_with_fold(
             fold_rounds.append(i)
     return FoldRun(records=list(fold.records), sent=_sent(server, start), fold_rounds=fold_rounds)
 
+
+
+async def cli_budget(fake: Any, make_model: Callable[[], Any], turns: int = 2) -> BudgetRun:
+    """``turns`` ``run()`` calls on a CLI model (resumed after the first); ``token_budget.used``
+    after each, and the messages lionagi's endpoint was given for each call, counted as the
+    input cap counts a payload of those messages."""
+    from lionagi.service.connections.api_calling import estimate_payload_input_tokens
+
+    from .harness import BoundarySpy, collect
+
+    fake.log.unlink(missing_ok=True)
+    fake.script(*({"text": f"answer {i}", "session_id": "S-budget"} for i in range(turns)))
+    model = make_model()
+    branch = Branch(system=SYSTEM, chat_model=model)
+    spy = BoundarySpy(model, watch=branch)
+    after: list[int] = []
+    sent: list[int] = []
+    for i in range(turns):
+        await collect(branch.run(f"Which shipments hold order-{i} up, and why?"))
+        # The call's own payload (the installed budget builds payloads of its own after it).
+        sent.append(int(estimate_payload_input_tokens({"messages": spy.payloads[-1]})))
+        after.append(branch.token_budget.used)
+    assert len(fake.calls()) == turns
+    return BudgetRun(in_call=after[:-1], after=after[-1], sent=sent)

@@ -90,3 +90,13 @@ async def test_the_fold_estimates_the_request_it_folded(chat_server, openai_mode
     assert on_error <= off_error, (off, on)
     # Each estimate re-reads the view the handler just folded: the last is the request sent.
     assert on_error == 0
+
+
+@pytest.mark.usefixtures("o200k_tokenize")
+async def test_token_budget_on_a_cli_model(fake_claude, claude_model) -> None:
+    # lionagi's count reads a CLI payload (its request object) as 0 tokens: the budget counts
+    # the messages the endpoint was given instead of reporting the branch empty.
+    off, on = await _off_on(budget_workflows.cli_budget, fake_claude, claude_model)
+    assert len(off.sent) == len(on.sent) == 2
+    assert abs(on.after - on.sent[-1]) <= abs(off.after - off.sent[-1]), (off, on)
+    assert on.after == on.sent[-1] > 0

@@ -20,7 +20,9 @@ and ``model`` (it calls lionagi's own function) and replaces ``used``:
   an instruction of no text as the current turn (the system message alone, say); 0 for an
   empty view;
 - counted with ``estimate_payload_input_tokens``, the count lionagi's input cap and its
-  context fold's estimate apply, on the payload the chat model's endpoint builds.
+  context fold's estimate apply, on the payload the model's endpoint builds; when that count
+  is 0 (a CLI endpoint's payload wraps its request object, which the count does not read),
+  on the compiled kwargs themselves (their messages), so a CLI branch is not reported empty.
 
 A view the compiler refuses raises the compiler's error (the next call would refuse it too).
 It does not write to the branch.
@@ -34,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from .._contracts import TurnRequest
 from .._providers import to_provider_messages
 from ._estimate import current_blocks, newest_instruction, turn_options
-from ._in_call import payload_in_call
+from ._in_call import request_in_call
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
@@ -54,17 +56,24 @@ def get_token_budget(branch: Branch) -> TokenBudget:
 
 def used_tokens(branch: Branch) -> int:
     """Input tokens of what ``branch`` sends (see the module contract)."""
-    from lionagi.service.connections.api_calling import estimate_payload_input_tokens
-
-    payload = payload_in_call(branch)
-    if payload is None:
+    found = request_in_call(branch)
+    if found is None:
         if not branch.progression:
             return 0
-        payload = _view_payload(branch)
-    return int(estimate_payload_input_tokens(payload))
+        found = (branch.chat_model, _view_kwargs(branch))
+    model, kwargs = found
+    return _count(model, kwargs)
 
 
-def _view_payload(branch: Branch) -> dict[str, Any]:
+def _count(model: Any, kwargs: dict[str, Any]) -> int:
+    from lionagi.service.connections.api_calling import estimate_payload_input_tokens
+
+    payload, _headers = model.endpoint.create_payload(request=dict(kwargs))
+    counted = int(estimate_payload_input_tokens(payload))
+    return counted if counted else int(estimate_payload_input_tokens(kwargs))
+
+
+def _view_kwargs(branch: Branch) -> dict[str, Any]:
     view = list(branch.progression)
     newest = newest_instruction(branch)
     if newest is None:
@@ -84,10 +93,7 @@ def _view_payload(branch: Branch) -> dict[str, Any]:
     from . import _install  # the installed profile's compile (imported here: _install imports us)
 
     compiled = _install.compile_installed_profile(branch, request)
-    kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
-    payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
-    result: dict[str, Any] = payload
-    return result
+    return {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
 
 
 def _no_text(branch: Branch) -> Instruction:

@@ -11,13 +11,14 @@ Contract:
 - ``note_built`` (the installed ``_build_instruction``) and ``note_compiled`` (the installed
   ``_prepare_run_kwargs``) remember, in the calling task's context, the instruction and
   options a call built for a branch and the kwargs it compiled. Neither writes to the branch.
-- ``payload_in_call(branch)`` is None outside an API_PRE_CALL emit for ``branch``. Inside one
-  it is the provider payload of the request that call sends, built with the call's own model
-  endpoint: in ``run``, the payload of the kwargs already compiled; in ``chat``, the adapter's
-  compile (``_install.compile_call``) of the built instruction against the branch's view as it
-  is at the moment of asking, so a fold made by an earlier hook handler is reflected. The
-  context blocks are the branch's ``last_context_report``, which lionagi set for this call
-  before the emit.
+- ``request_in_call(branch)`` is None outside an API_PRE_CALL emit for ``branch``. Inside one
+  it is the call's model and the kwargs its request sends: in ``run``, the kwargs already
+  compiled; in ``chat``, the adapter's compile (``_install.compile_call``) of the built
+  instruction against the branch's view as it is at the moment of asking, so a fold made by an
+  earlier hook handler is reflected, with the context blocks of the branch's
+  ``last_context_report`` (lionagi set it for this call before the emit).
+  ``payload_in_call(branch)`` is the provider payload the call's model endpoint builds from
+  those kwargs.
 - The marks are cleared when the emit ends (raised or not), so they never outlive the call.
 """
 
@@ -32,7 +33,13 @@ if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
     from lionagi.session.branch import Branch
 
-__all__ = ("emit_api_pre_call", "note_built", "note_compiled", "payload_in_call")
+__all__ = (
+    "emit_api_pre_call",
+    "note_built",
+    "note_compiled",
+    "payload_in_call",
+    "request_in_call",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,8 +103,9 @@ async def emit_api_pre_call(branch: Branch, imodel: Any) -> None:
         _compiled.set(None)
 
 
-def payload_in_call(branch: Branch) -> dict[str, Any] | None:
-    """The provider payload of the request the call in progress sends (see the contract)."""
+def request_in_call(branch: Branch) -> tuple[Any, dict[str, Any]] | None:
+    """The call in progress's model and the kwargs it sends (``messages`` included), or None
+    outside an API_PRE_CALL emit for ``branch`` (see the contract)."""
     calling = _calling.get()
     if calling is None or calling.branch is not branch:
         return None
@@ -105,7 +113,16 @@ def payload_in_call(branch: Branch) -> dict[str, Any] | None:
     if kwargs is None:
         return None
     model = calling.imodel if calling.imodel is not None else branch.chat_model
-    payload, _headers = model.endpoint.create_payload(request=dict(kwargs))
+    return model, dict(kwargs)
+
+
+def payload_in_call(branch: Branch) -> dict[str, Any] | None:
+    """The provider payload of the request the call in progress sends (see the contract)."""
+    found = request_in_call(branch)
+    if found is None:
+        return None
+    model, kwargs = found
+    payload, _headers = model.endpoint.create_payload(request=kwargs)
     result: dict[str, Any] = payload
     return result
 
