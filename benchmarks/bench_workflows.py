@@ -17,11 +17,21 @@ Printed:
   the first resume the session);
 - the host-side context fold's token estimate (``estimate_next_request_tokens`` at API_PRE_CALL)
   against the request that followed, per call and as mean relative error, for an ``operate``
-  loop with two context providers and a tool call every round, and for the ReAct run. Both
-  sides count with the offline o200k_base encoding (``lionagi_turns._measure``).
+  loop with two context providers and a tool call every round, and for the ReAct run;
+- the same estimate, inside calls (at API_PRE_CALL) and outside them (before each round; for
+  ReAct at API_POST_CALL, against the next request), for four tool-invoking ``operate`` rounds
+  with a ~2.6 KB context provider and a ~1 KB tool result, and for ReAct with ~5.2 KB of caller
+  context and ``max_extensions=3`` (``tests/e2e/budget_workflows.py``);
+- ``token_budget.used`` after three ``operate(actions=True)`` rounds with a tool, against the
+  last request sent.
 
-Exit status 1 when any workflow fails or the installed side sends more characters on some call,
-or estimates with a larger mean error, than lionagi alone.
+Every token count uses the offline o200k_base encoding (``lionagi_turns._measure``): lionagi's
+``estimate_payload_input_tokens`` for estimates, the installed budget and the sent bodies, and
+lionagi's ``TokenCalculator.tokenize`` for its own budget.
+
+Exit status 1 when any workflow fails, or the installed side sends more characters on some call,
+estimates with a larger mean error, or reports a budget further from what was sent, than
+lionagi alone.
 """
 
 from __future__ import annotations
@@ -34,6 +44,7 @@ import os
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +54,15 @@ sys.path.insert(0, str(ROOT / "src"))
 os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 
 
-def _offline_provider_budget() -> None:
-    """lionagi's context-provider budget tokenizes with tiktoken (a download here): count
-    words instead, as the e2e tests do."""
+def _offline_tokenize() -> None:
+    """lionagi's ``TokenCalculator.tokenize`` (its token budget, its context-provider budget)
+    loads tiktoken's encoding, a download here: count with the bundled o200k_base instead."""
     from lionagi.service.token_calculator import TokenCalculator
 
+    from lionagi_turns._measure import count_tokens
+
     def tokenize(s_: str | None = None, /, *args: Any, **kwargs: Any) -> int:
-        return len(s_.split()) if s_ else 0
+        return count_tokens(s_) if s_ else 0
 
     TokenCalculator.tokenize = staticmethod(tokenize)  # type: ignore[method-assign]
 
@@ -126,6 +139,43 @@ async def _measure(calls: int) -> bool:
             print(f"        mean error {workflows.mean_error(off):.1%} -> "
                   f"{workflows.mean_error(on):.1%}")
             ok &= workflows.mean_error(on) <= workflows.mean_error(off)
+        ok &= await _issue_workflows(server, http_model, sides)
+    return ok
+
+
+async def _issue_workflows(
+    server: Any, http_model: Any, sides: Callable[[], list[tuple[str, Any]]]
+) -> bool:
+    from e2e import budget_workflows, workflows
+
+    ok = True
+    print("\nContext-fold estimate inside calls (API_PRE_CALL) and outside them, o200k tokens "
+          "(install off -> on)")
+    for name, driver in (("operate x4, invoke_actions, ~2.6 KB provider, ~1 KB tool result",
+                          budget_workflows.operate_tool_estimates),
+                         ("ReAct, ~5.2 KB caller context, max_extensions=3",
+                          budget_workflows.react_estimates)):
+        runs: dict[str, Any] = {}
+        for side, scope in sides():
+            with scope:
+                runs[side] = await driver(server, http_model)
+        print(f"  {name}")
+        for where in ("in_call", "outside"):
+            off, on = getattr(runs["off"], where), getattr(runs["on"], where)
+            print(f"  ({where.replace('_', ' ')})")
+            print(_row("est", off.estimates, on.estimates))
+            print(_row("sent", off.actual, on.actual))
+            print(f"        mean error {workflows.mean_error(off):.1%} -> "
+                  f"{workflows.mean_error(on):.1%}")
+            ok &= workflows.mean_error(on) <= workflows.mean_error(off)
+    budgets: dict[str, Any] = {}
+    for side, scope in sides():
+        with scope:
+            budgets[side] = await budget_workflows.operate_budget(server, http_model)
+    off_b, on_b = budgets["off"], budgets["on"]
+    print("\ntoken_budget.used after 3 operate(actions=True) rounds with a tool, o200k tokens: "
+          f"off {off_b.after:,}, on {on_b.after:,}; last request sent {on_b.sent[-1]:,}")
+    ok &= abs(on_b.after - on_b.sent[-1]) <= abs(off_b.after - off_b.sent[-1])
     return ok
 
 
@@ -135,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.disable(logging.WARNING)
     warnings.simplefilter("ignore")
-    _offline_provider_budget()
+    _offline_tokenize()
     try:
         ok = asyncio.run(_measure(3 if args.smoke else 5))
     except Exception as exc:

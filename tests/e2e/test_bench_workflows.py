@@ -41,4 +41,5 @@ def test_smoke_mode_prints_the_figures(monkeypatch, capsys) -> None:
     out = capsys.readouterr().out
     assert "characters sent per call" in out
     assert "  HTTP " in out and "  CLI " in out
-    assert out.count("mean error") == 2
+    assert out.count("mean error") == 6
+    assert "token_budget.used after 3 operate(actions=True) rounds" in out

@@ -8,16 +8,20 @@ import threading
 import lionagi
 import pytest
 from lionagi.agent import context_fold
+from lionagi.agent import nudge as nudge_mod
 from lionagi.operations.chat import _prepare
 from lionagi.operations.chat import chat as chat_mod
 from lionagi.operations.parse import parse as parse_mod
 from lionagi.operations.run import run as run_mod
 from lionagi.protocols import messages as messages_pkg
 from lionagi.protocols.messages import prepare as prepare_mod
+from lionagi.service import token_budget as budget_mod
 
 import lionagi_turns
 from lionagi_turns.integration import IntegrationError
+from lionagi_turns.integration import _budget as budget
 from lionagi_turns.integration import _estimate as estimate
+from lionagi_turns.integration import _in_call as in_call
 from lionagi_turns.integration import _install as integration
 from lionagi_turns.integration import _prepare_compat as prepare_compat
 
@@ -33,6 +37,10 @@ SITES = [
     (parse_mod, "_try_propagate_structure", integration.propagate_structure),
     (run_mod, "run", integration.run_recording_outcome),
     (context_fold, "estimate_next_request_tokens", estimate.estimate_next_request_tokens),
+    (chat_mod, "emit_api_pre_call", in_call.emit_api_pre_call),
+    (run_mod, "emit_api_pre_call", in_call.emit_api_pre_call),
+    (budget_mod, "get_token_budget", budget.get_token_budget),
+    (nudge_mod, "get_token_budget", budget.get_token_budget),
 ]
 
 

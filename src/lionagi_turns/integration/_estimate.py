@@ -6,6 +6,9 @@ about to be built. Its own version calls lionagi's legacy preparation, which und
 is no longer what is sent, and the recorded stand-in carries no tools or response format (D1),
 so the estimate runs low. This version:
 
+- inside an API_PRE_CALL emit for the branch (where the fold estimates) counts the request that
+  call sends (``_in_call.payload_in_call``): the estimate is exact there, and follows a fold an
+  earlier handler made. Everywhere else:
 - compiles with ``compile_chat_request`` (under ``install(profile="amendment1")``: that
   profile's compile, budgets included), the request the adapter would build, the newest
   instruction in ``branch.progression`` as the current turn (0 when there is none);
@@ -20,8 +23,8 @@ so the estimate runs low. This version:
 - builds the provider payload with the chat model's endpoint and counts it with lionagi's own
   ``estimate_payload_input_tokens`` (the count the input cap applies).
 
-Like lionagi's, the estimate errs by the difference between the stand-in and the instruction
-being built. It does not write to the branch.
+Outside a call, like lionagi's, the estimate errs by the difference between the stand-in and
+the instruction to be built. It does not write to the branch.
 """
 
 from __future__ import annotations
@@ -34,11 +37,19 @@ from .._contracts import ContextBlock, TurnRequest
 from .._providers import to_provider_messages
 from ._adapters import context_blocks_from_report
 from ._handover import Handover
+from ._in_call import payload_in_call
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("TurnOptions", "estimate_next_request_tokens", "remember_turn_options", "turn_options")
+__all__ = (
+    "TurnOptions",
+    "current_blocks",
+    "estimate_next_request_tokens",
+    "newest_instruction",
+    "remember_turn_options",
+    "turn_options",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +83,9 @@ def turn_options(instruction: Any) -> TurnOptions | None:
     return _options.get(instruction)
 
 
-def _current_blocks(branch: Branch) -> tuple[ContextBlock, ...]:
+def current_blocks(branch: Branch) -> tuple[ContextBlock, ...]:
+    """The context blocks of the branch's ``last_context_report`` (none without providers or
+    a system message, as lionagi's chat gathers none then)."""
     if not branch._context_providers or branch.msgs.system is None:
         return ()
     report = branch.last_context_report
@@ -81,7 +94,8 @@ def _current_blocks(branch: Branch) -> tuple[ContextBlock, ...]:
     return context_blocks_from_report(list(report.blocks or ()), report)
 
 
-def _newest_instruction(branch: Branch) -> Any:
+def newest_instruction(branch: Branch) -> Any:
+    """The newest ``Instruction`` in the branch's active view, or None."""
     from lionagi.protocols.messages import Instruction
 
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
@@ -96,7 +110,10 @@ def estimate_next_request_tokens(branch: Branch) -> int:
     """Estimated input tokens of the branch's next chat request (see the module contract)."""
     from lionagi.service.connections.api_calling import estimate_payload_input_tokens
 
-    newest = _newest_instruction(branch)
+    payload = payload_in_call(branch)
+    if payload is not None:
+        return int(estimate_payload_input_tokens(payload))
+    newest = newest_instruction(branch)
     if newest is None:
         return 0
     options = turn_options(newest)
@@ -105,7 +122,7 @@ def estimate_next_request_tokens(branch: Branch) -> int:
         tool_schemas=options.tool_schemas if options else (),
         response_format=options.response_format if options else None,
         structure=options.structure if options else None,
-        context_blocks=_current_blocks(branch),
+        context_blocks=current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
     from . import _install  # the installed profile's compile (imported here: _install imports us)

@@ -15,14 +15,19 @@ lionagi name                                        replacement
 ``protocols.messages.prepare_messages_for_chat``    ``prepare_compat.prepare_messages_for_chat``
 ``protocols.messages.prepare.prepare_messages_...`` ``prepare_compat.prepare_messages_for_chat``
 ``operations.parse.parse._try_propagate_structure`` ``propagate_structure``
+``operations.chat.chat.emit_api_pre_call``          ``_in_call.emit_api_pre_call`` (marks
+``operations.run.run.emit_api_pre_call``            the call in progress during the emit)
+``service.token_budget.get_token_budget``           ``_budget.get_token_budget`` (``used``:
+``agent.nudge.get_token_budget``                    the tokens of what is sent)
 ==================================================  =====================================
 
 ``Branch.chat``, ``communicate``, ``operate``, ``ReAct`` and ``run`` reach the compiler through
 the first two; they then execute unchanged, so chat and run differ only after compilation.
 
 Also replaced: ``lionagi.agent.context_fold.estimate_next_request_tokens`` (and ``ContextFold``'s
-default ``estimate``) by ``_estimate.estimate_next_request_tokens``, which compiles through the
-compiler with the newest turn's call options, and ``operations.run.run.run`` by
+default ``estimate``) by ``_estimate.estimate_next_request_tokens``, which counts the request of
+the call in progress at API_PRE_CALL and otherwise compiles through the compiler with the
+newest turn's call options, and ``operations.run.run.run`` by
 ``run_recording_outcome`` (lionagi's run plus an explicit record of an unanswered turn).
 
 Left untouched on purpose: ``lionagi.operations.chat._prepare._prepare_run_kwargs`` itself (the
@@ -75,9 +80,11 @@ from .._compiler import compile_chat_request
 from .._providers import check_image_hosts, to_provider_messages
 from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
 from ._anthropic import create_payload as anthropic_create_payload
+from ._budget import get_token_budget
 from ._cache import compile_for_prompt_cache
 from ._estimate import estimate_next_request_tokens, remember_turn_options
 from ._handover import Handover
+from ._in_call import emit_api_pre_call, note_built, note_compiled
 from ._prepare_compat import prepare_messages_for_chat
 from ._react import react_context_now
 from ._repair import (
@@ -125,6 +132,9 @@ _PARSE = "lionagi.operations.parse.parse"
 # A class attribute: ``module:Class`` (the Anthropic projection, ADR-0127 D5).
 _ANTHROPIC = "lionagi.providers.anthropic.messages:AnthropicMessagesEndpoint"
 _FOLD = "lionagi.agent.context_fold"
+_HOOKS = "lionagi.operations._api_hooks"
+_BUDGET = "lionagi.service.token_budget"
+_NUDGE = "lionagi.agent.nudge"
 
 
 class IntegrationError(RuntimeError):
@@ -239,6 +249,7 @@ def build_instruction(branch: Branch, instruction: Any, param: ChatParam) -> Ins
     caller's object is never updated in place."""
     original = _original(_PREPARE, "_build_instruction")
     built: Instruction = original(branch, isolate_instruction(instruction), param)
+    note_built(branch, built, param)
     return built
 
 
@@ -263,14 +274,45 @@ def prepare_run_kwargs(
     del _use_render_cache
     if ins is None:
         ins = build_instruction(branch, instruction, param)
+    _note_gaps(imodel, places_prompt_cache(imodel) and _profile == "default")
+    call = compile_call(branch, ins, param, context_blocks=context_blocks, imodel=imodel)
+    if call.held_back:
+        _warn_once("react_resume_blocks", REACT_RESUME_BLOCKS_GAP)
+    check_image_hosts(call.kwargs["messages"])
+    compiled = call.compiled
+    _remember_structure(compiled.instruction, call.request.response_format, call.request.structure)
+    remember_turn_options(compiled.instruction, call.request)
+    note_compiled(branch, ins, call.kwargs)
+    return compiled.instruction, dict(call.kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledCall:
+    """One call compiled as the adapter compiles it: the request it described, the compiled
+    request, the kwargs lionagi sends (``messages`` included), and whether a resumed ReAct
+    round held its context blocks back."""
+
+    request: Any
+    compiled: Any
+    kwargs: dict[str, Any]
+    held_back: bool
+
+
+def compile_call(
+    branch: Branch,
+    ins: Instruction,
+    param: ChatParam,
+    *,
+    context_blocks: Sequence[str] | None,
+    imodel: Any,
+) -> CompiledCall:
+    """The adapter's compile of one call, with no side effect (no warning, no hand-over, no
+    image-host check): what ``prepare_run_kwargs`` returns for the same arguments."""
     cache = places_prompt_cache(imodel)
-    _note_gaps(imodel, cache and _profile == "default")
     blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
     request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
     model = imodel if imodel is not None else getattr(branch, "chat_model", None)
     request, held_back = resumed_view(branch, model, request, react_context=react_context_now())
-    if held_back:
-        _warn_once("react_resume_blocks", REACT_RESUME_BLOCKS_GAP)
     extra: dict[str, Any] = {}
     if cache and _profile == "default":
         compiled, extra["system_blocks"] = compile_for_prompt_cache(
@@ -279,10 +321,8 @@ def prepare_run_kwargs(
     else:
         compiled = compile_installed_profile(branch, request)
     messages = to_provider_messages(compiled)
-    check_image_hosts(messages)
-    _remember_structure(compiled.instruction, request.response_format, request.structure)
-    remember_turn_options(compiled.instruction, request)
-    return compiled.instruction, {**compiled.provider_kwargs, **extra, "messages": messages}
+    kwargs = {**compiled.provider_kwargs, **extra, "messages": messages}
+    return CompiledCall(request=request, compiled=compiled, kwargs=kwargs, held_back=held_back)
 
 
 def prepare_run_turn_kwargs(
@@ -417,6 +457,10 @@ _TARGETS: tuple[_Target, ...] = (
     _Target(_RUN, "run", _RUN, run_recording_outcome),
     _Target(_ANTHROPIC, "create_payload", _ANTHROPIC, anthropic_create_payload),
     _Target(_FOLD, "estimate_next_request_tokens", _FOLD, estimate_next_request_tokens),
+    _Target(_CHAT, "emit_api_pre_call", _HOOKS, emit_api_pre_call),
+    _Target(_RUN, "emit_api_pre_call", _HOOKS, emit_api_pre_call),
+    _Target(_BUDGET, "get_token_budget", _BUDGET, get_token_budget),
+    _Target(_NUDGE, "get_token_budget", _BUDGET, get_token_budget),
 )
 
 # ContextFold binds lionagi's estimate as the default of its keyword-only ``estimate`` parameter
@@ -442,6 +486,11 @@ def _original(origin: str, name: str) -> Callable[..., Any]:
         return saved
     fn: Callable[..., Any] = getattr(_site(origin), name)
     return fn
+
+
+def original_token_budget() -> Callable[..., Any]:
+    """lionagi's own ``get_token_budget`` (also while installed)."""
+    return _original(_BUDGET, "get_token_budget")
 
 
 def _site(path: str) -> Any:
