@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
-from ._cache_layout import SegmentChanges, read_record
+from ._cache_layout import SegmentChanges, SentRecord, read_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -97,39 +97,41 @@ def _usage(response: AssistantResponse | None) -> Mapping[str, Any]:
 
 
 def prompt_cache_account(branch: Branch) -> PromptCacheAccount:
-    """The branch's prompt-cache account (module rules)."""
-    messages = list(branch.messages)
-    calls = []
-    for i, message in enumerate(messages):
-        if not isinstance(message, Instruction):
+    """The branch's prompt-cache account (module rules), read in one pass over the messages
+    (each message is looked at once: the work grows linearly with the history)."""
+    calls: list[PromptCacheCall] = []
+    sent: tuple[Instruction, SentRecord] | None = None  # a recorded call awaiting its reply
+    for message in branch.messages:  # lionagi's Pile: its order as of one moment
+        if not isinstance(message, AssistantResponse | Instruction):
             continue
-        record = read_record(message)
-        if record is None:
-            continue
-        reply = next(
-            (
-                m
-                for m in messages[i + 1 :]
-                if isinstance(m, AssistantResponse | Instruction)
-            ),
-            None,
-        )
-        usage = _usage(reply if isinstance(reply, AssistantResponse) else None)
-        split = usage.get("cache_creation")
-        split = split if isinstance(split, Mapping) else {}
-        changes: SegmentChanges = record.changes
-        calls.append(
-            PromptCacheCall(
-                instruction_id=str(message.id),
-                uncached_input=_int(usage.get("input_tokens")),
-                cache_read=_int(usage.get("cache_read_input_tokens")),
-                cache_write_5m=_int(split.get("ephemeral_5m_input_tokens")),
-                cache_write_1h=_int(split.get("ephemeral_1h_input_tokens")),
-                cache_write_total=_int(usage.get("cache_creation_input_tokens")),
-                output=_int(usage.get("output_tokens")),
-                stable_changed=changes.stable,
-                conversation_changed=changes.conversation,
-                history_rewritten=changes.rewrite,
-            )
-        )
+        if sent is not None:  # the first response or instruction after a recorded call
+            reply = message if isinstance(message, AssistantResponse) else None
+            calls.append(_call(*sent, reply))
+            sent = None
+        if isinstance(message, Instruction) and (record := read_record(message)) is not None:
+            sent = (message, record)
+    if sent is not None:  # the last recorded call has no reply yet
+        calls.append(_call(*sent, None))
     return PromptCacheAccount(tuple(calls))
+
+
+def _call(
+    instruction: Instruction, record: SentRecord, reply: AssistantResponse | None
+) -> PromptCacheCall:
+    """One call's figures: ``reply``'s reported usage and the changes ``record`` counted."""
+    usage = _usage(reply)
+    split = usage.get("cache_creation")
+    split = split if isinstance(split, Mapping) else {}
+    changes: SegmentChanges = record.changes
+    return PromptCacheCall(
+        instruction_id=str(instruction.id),
+        uncached_input=_int(usage.get("input_tokens")),
+        cache_read=_int(usage.get("cache_read_input_tokens")),
+        cache_write_5m=_int(split.get("ephemeral_5m_input_tokens")),
+        cache_write_1h=_int(split.get("ephemeral_1h_input_tokens")),
+        cache_write_total=_int(usage.get("cache_creation_input_tokens")),
+        output=_int(usage.get("output_tokens")),
+        stable_changed=changes.stable,
+        conversation_changed=changes.conversation,
+        history_rewritten=changes.rewrite,
+    )

@@ -24,6 +24,7 @@ from uuid import UUID
 
 from lionagi.protocols.messages import ActionResponse, AssistantResponse, Instruction, MessageRole
 
+from ._consistent import read_order
 from ._errors import (
     CONSECUTIVE_INSTRUCTIONS,
     DEFECT_ORDER,
@@ -112,10 +113,11 @@ class Projection:
 
 def select_ids(branch: Branch, progression: tuple[UUID, ...] | None) -> tuple[UUID, ...]:
     """The view's ids in order: ``progression`` itself, or the branch's active progression
-    (``metadata["current_progression"]`` when set) when it is None."""
+    (``metadata["current_progression"]`` when set) when it is None, read as of one moment
+    (``_consistent.read_order``: no id a concurrent append is halfway through writing)."""
     if progression is not None:
         return progression
-    items = tuple(branch.progression)
+    items = read_order(branch.msgs.messages, branch.progression)  # type: ignore[has-type]
     if set(map(type, items)) <= {UUID}:  # the usual case: exact UUIDs, nothing to convert
         return items
     return tuple(_as_uuid(item, i) for i, item in enumerate(items))

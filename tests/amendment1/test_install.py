@@ -286,3 +286,22 @@ async def test_run_on_a_cli_model_sends_the_amended_prompt(
     assert calls[0]["prompt"] == cli_prompt(expected)
     assert marker("history", 2, "truncated") in calls[0]["prompt"]
     assert "LIONAGI_TOOL_RESULTS_JSON" in calls[0]["prompt"]
+
+
+async def test_skip_readings_are_kept_per_branch_object_not_per_id(server: ChatServer) -> None:
+    from lionagi_turns.amendment1._integration import last_skip_reading
+
+    b = Branch(system="policy", chat_model=_model(server))
+    b.providers.budget = 3
+    b.providers.register(_Fixed("a b"), name="first", priority=1)
+    b.providers.register(_Fixed("a b c d"), name="open", max_tokens=5)
+    twin = Branch.from_dict(b.to_dict())  # a restored copy: another branch with the same id
+    twin.chat_model = _model(server)
+    assert twin.id == b.id and twin is not b
+    install(profile="amendment1")
+    await b.communicate("now")
+    assert last_skip_reading(twin) is None  # the twin was never compiled
+    await twin.communicate("now")
+    mine, its = last_skip_reading(b), last_skip_reading(twin)
+    assert mine is not None and [u.name for u in mine.undetermined] == ["open"]
+    assert its is not None and its.undetermined == () and its.skipped == ()

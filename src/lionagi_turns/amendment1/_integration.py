@@ -9,7 +9,7 @@
   arguments, built by ``integration._adapters``) as this profile's request: its blocks as
   material ``ContextBlock`` values and ``skipped`` read exactly from the branch's registry
   and ``last_context_report`` (``read_skips``; names whose reason lionagi does not determine
-  are not guessed: ``last_skip_reading(branch)`` lists them).
+  are not guessed: ``last_skip_reading(branch)`` lists them, per branch object).
 - ``compile_installed(branch, request)``: compiles under the installed budgets with the
   caller's ReAct items taken from lionagi's ``_react_context`` (read here, in the adapter;
   the compiler itself takes them as an argument).
@@ -18,10 +18,10 @@
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from .._contracts import TurnRequest as DefaultRequest
+from .._fast.owned import PerObject
 from ._compile import compile_chat_request
 from ._contracts import CompiledChatRequest, ContextBlock, SectionBudgets, TurnRequest
 from ._skips import SkipReading, read_skips
@@ -41,7 +41,8 @@ __all__ = (
 
 _lock = threading.RLock()
 _state: dict[str, Any] = {"budgets": None, "bind": None}
-_readings: weakref.WeakKeyDictionary[Any, SkipReading] = weakref.WeakKeyDictionary()
+# keyed by the branch object itself (not its id: a copy restored with from_dict shares it)
+_readings: PerObject[SkipReading] = PerObject()
 
 
 def _context_tool() -> Any:
@@ -103,7 +104,7 @@ def amended_request(branch: Branch, request: DefaultRequest) -> TurnRequest:
     reading = read_skips(
         branch._context_providers, report, system_present=branch.msgs.system is not None
     )
-    _readings[branch] = reading
+    _readings.put(branch, reading)
     return TurnRequest(
         instruction=request.instruction,
         progression=request.progression,
@@ -119,7 +120,9 @@ def amended_request(branch: Branch, request: DefaultRequest) -> TurnRequest:
 
 
 def last_skip_reading(branch: Branch) -> SkipReading | None:
-    """The skip reading of the branch's latest compile under the installed profile."""
+    """The skip reading of this very branch object's latest compile under the installed
+    profile; None when it has none. Another branch with the same id (a copy restored with
+    ``Branch.from_dict``) has its own."""
     return _readings.get(branch)
 
 

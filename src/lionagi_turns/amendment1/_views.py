@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import compress
 from typing import TYPE_CHECKING, Any
@@ -30,6 +30,7 @@ from uuid import UUID
 
 from lionagi.protocols.messages import Message, MessageRole, System
 
+from .._consistent import read_order
 from ._contracts import LeftOut, LeftOutReason
 
 if TYPE_CHECKING:
@@ -60,7 +61,10 @@ def view_exclusions(branch: Branch, progression: tuple[UUID, ...] | None) -> Vie
     left_out: list[LeftOut] = []
     unrecorded: list[str] = []
     table = pile.collections  # the record order is the pile's own progression
-    for uid in _outside(list(branch.msgs.progression), list(branch.progression)):
+    with pile.lock:  # both orders as of one moment (``_consistent.read_order``)
+        order = read_order(pile, branch.msgs.progression)
+        view = read_order(pile, branch.progression)
+    for uid in _outside(order, view):
         msg = table.get(uid)
         if msg is None:  # what the pile itself answers (skip, or its ItemNotFoundError)
             if uid not in pile:
@@ -79,7 +83,7 @@ def view_exclusions(branch: Branch, progression: tuple[UUID, ...] | None) -> Vie
     return ViewExclusions(tuple(left_out), tuple(unrecorded))
 
 
-def _outside(order: list[Any], view: list[Any]) -> list[Any]:
+def _outside(order: Sequence[Any], view: Sequence[Any]) -> list[Any]:
     """The items of ``order`` not in ``view``, in order. Exact UUIDs (the usual case) are
     compared by their integers (UUID equality), in one pass each; anything else as values."""
     if set(map(type, order)) <= {UUID} and set(map(type, view)) <= {UUID}:

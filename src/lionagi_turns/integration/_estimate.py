@@ -33,6 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._consistent import read_order
 from .._contracts import ContextBlock, TurnRequest
 from .._providers import to_provider_messages
 from ._adapters import context_blocks_from_report
@@ -99,7 +100,7 @@ def newest_instruction(branch: Branch) -> Any:
     from lionagi.protocols.messages import Instruction
 
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    for uid in reversed(list(branch.progression)):
+    for uid in reversed(read_order(branch.msgs.messages, branch.progression)):  # type: ignore[has-type]
         msg = pile.get(uid)
         if isinstance(msg, Instruction):
             return msg

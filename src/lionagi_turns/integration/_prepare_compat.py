@@ -44,6 +44,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.message import MessageContent
 
 from .._compiler import compile_chat_request
+from .._consistent import read_order
 from .._contracts import TurnRequest
 from .._providers import check_image_hosts, to_provider_messages
 from ._adapters import progression_ids
@@ -144,7 +145,11 @@ def prepare_messages_for_chat(
         )
     content = _instruction_content(new_instruction)
     assert content is not None  # guaranteed by _unsupported
-    ids = tuple(messages.progression) if progression is None else progression_ids(progression)
+    ids = (
+        read_order(messages, messages.progression)
+        if progression is None
+        else progression_ids(progression)
+    )
     view = _PileView.of(messages, ids)
     instruction = (
         new_instruction
