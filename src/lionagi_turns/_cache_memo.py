@@ -71,7 +71,16 @@ from uuid import UUID
 from lionagi.protocols.messages import Instruction
 
 from . import _cache_record
-from ._cache_record import RECORD_KEY, SentRecord, digest, message_digest, read_record
+from ._cache_record import (
+    RECORD_KEY,
+    SentRecord,
+    digest,
+    message_digest,
+    read_record,
+    record_data,
+    record_problem,
+)
+from ._cache_sent import verified_text
 from ._fast.switch import fast_path_enabled
 
 if TYPE_CHECKING:
@@ -122,23 +131,28 @@ class ViewRecords:
     instructions: tuple[Instruction, ...]  # those instructions
     records: tuple[SentRecord | None, ...]  # each one's record
     memo: bool  # read under the fast path (else every record is read afresh)
-    # instruction index -> (rendering, whether the record's basis is its digest); shared by the
-    # answers that extend this one (their records at these indexes are equal)
-    checked: dict[int, tuple[str, bool]]
+    # instruction index -> (rendering, whether the record's basis is its digest, the verified
+    # text); shared by the answers that extend this one (their records at these indexes are
+    # equal)
+    checked: dict[int, tuple[str, bool, Any]]
+    # (view position, id, reason) of each instruction whose RECORD_KEY value is not a record
+    rejected: tuple[tuple[int, UUID, str], ...] = ()
 
-    def sent_record(self, turn: InstructionTurn, rendered: Any) -> SentRecord | None:
+    def sent_record(self, turn: InstructionTurn, rendered: Any) -> tuple[SentRecord | None, Any]:
         """``turn``'s record when its ``basis`` is the digest of ``rendered`` (module
-        contract), else None."""
+        contract), else None; and with it the record's text when ``_cache_sent`` verifies it
+        for ``turn`` and ``rendered``, else None."""
         index, record = self._find(turn)
         if record is None:
-            return None
-        if index is None or type(rendered) is not str:
-            return record if record.basis == digest(rendered) else None
-        seen = self.checked.get(index)
-        if seen is None or seen[0] is not rendered:
-            seen = (rendered, record.basis == digest(rendered))
-            self.checked[index] = seen
-        return record if seen[1] else None
+            return None, None
+        kept = None if index is None else self.checked.get(index)
+        if kept is not None and kept[0] is rendered:
+            seen = kept
+        else:
+            seen = _check(turn, rendered, record)
+            if index is not None and type(rendered) is str:
+                self.checked[index] = seen
+        return (record, seen[2]) if seen[1] else (None, None)
 
     def _find(self, turn: InstructionTurn) -> tuple[int | None, SentRecord | None]:
         if self.memo:
@@ -150,6 +164,24 @@ class ViewRecords:
             ):
                 return i, self.records[i]
         return None, read_record(turn.message)
+
+
+def _check(turn: InstructionTurn, rendered: Any, record: SentRecord) -> tuple[Any, bool, Any]:
+    if record.basis != digest(rendered):
+        return rendered, False, None
+    return rendered, True, verified_text(turn, rendered, record)
+
+
+def _rejected(
+    positions: Sequence[int], view: Sequence[UUID], datas: Sequence[Any],
+    records: Sequence[SentRecord | None],
+) -> tuple[tuple[int, UUID, str], ...]:
+    """The instructions whose record data is present but not a record, with the reason."""
+    out = []
+    for position, data, record in zip(positions, datas, records, strict=True):
+        if data is not None and record is None:
+            out.append((position, view[position], record_problem(data) or "not a record"))
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,7 +272,7 @@ def _read(
     messages = list(map(pile.get, view))
     positions = tuple(i for i, m in enumerate(messages) if isinstance(m, Instruction))
     instructions: tuple[Instruction, ...] = tuple(messages[i] for i in positions)  # type: ignore[misc]
-    datas = [_data_of(m) for m in instructions]
+    datas = [record_data(m) for m in instructions]
     records = tuple(SentRecord.from_metadata(d) for d in datas)
     answer = ViewRecords(
         *_aggregate(records, None, None, None),
@@ -250,6 +282,7 @@ def _read(
         records,
         memo,
         {},
+        _rejected(positions, view, datas, records),
     )
     if not memo or any(map(is_, messages, repeat(None))):
         return answer, None
@@ -260,11 +293,6 @@ def _read(
     except (_Unplain, RuntimeError):  # RuntimeError: the pile changed while it was read
         return answer, None
     return answer, _Held(answer, view, keys, values, copies)
-
-
-def _data_of(message: Any) -> Any:
-    metadata = getattr(message, "metadata", None)
-    return metadata.get(RECORD_KEY) if metadata else None
 
 
 def _aggregate(
@@ -314,7 +342,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
         return None
     new = [(n + i, msg) for i, msg in enumerate(messages) if isinstance(msg, Instruction)]
     try:
-        new_datas = [_data_of(msg) for _, msg in new]
+        new_datas = [record_data(msg) for _, msg in new]
         copies = tuple(map(_plain_copy, new_datas))
         refs = tuple(msg for _, msg in new)
         keys = tuple(islice(pile, m, None))
@@ -325,16 +353,18 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
     last, started, stable = _aggregate(
         records, answer.last, answer.started, answer.stable_blocks
     )
+    new_positions = tuple(p for p, _ in new)
     extended = ViewRecords(
         last,
         started,
         stable,
         answer.stamp,
-        answer.positions + tuple(p for p, _ in new),
+        answer.positions + new_positions,
         answer.instructions + refs,
         answer.records + records,
         True,
         answer.checked,
+        answer.rejected + _rejected(new_positions, view, new_datas, records),
     )
     return _Held(
         extended, view, held.keys + keys, held.values + values, held.copies + copies
