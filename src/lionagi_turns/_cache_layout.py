@@ -211,7 +211,8 @@ def _compile_cached(
         if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
             return rendered
         if text is None:
-            unverified.append(IgnoredRecord(turn.position, str(turn.message.id), _UNVERIFIED))
+            reason = _NO_TEXT if record.text is None else _UNVERIFIED
+            unverified.append(IgnoredRecord(turn.position, str(turn.message.id), reason))
             return rendered
         return own_copy(text)
 
@@ -297,6 +298,10 @@ def _compile_cached(
 _UNVERIFIED = (
     "its recorded sent text is not this instruction's durable rendering plus the response "
     "sections the profile renders; its durable view is sent instead"
+)
+_NO_TEXT = (
+    "its recorded 'text' is neither a string nor a list of parts led by a text part; its "
+    "durable view is sent instead"
 )
 _NO_TOOL_SECTION = (
     "the recorded stable segment holds no tool section the profile renders; the stable "

@@ -51,7 +51,8 @@ With the fast path off (``_fast.switch``) nothing is read from or written to a s
 answer is computed afresh.
 
 Limitations: a record value replaced in place by an equal value of another type (``1`` ->
-``1.0``) is not seen (the check is ``==``); a record holding anything but JSON values (dict,
+``1.0``) is not seen (the check is ``==``; a whole record replaced by an equal mapping that is
+not a ``dict`` is seen); a record holding anything but JSON values (dict,
 list, str, int, float, bool, None) is read afresh, with a new stamp, on every compile.
 """
 
@@ -94,6 +95,7 @@ __all__ = ("ViewRecords", "prefix_digests", "tool_section", "view_records")
 _stamps = count(1)  # next() on a count is atomic under the GIL
 _metadata = attrgetter("metadata")
 _KEPT_STATES = 8  # chain states kept per branch (the latest lengths)
+_PLAIN_RECORDS = frozenset({dict, type(None)})  # the types a held record's data may have
 
 
 class _Unplain(Exception):
@@ -173,14 +175,20 @@ def _check(turn: InstructionTurn, rendered: Any, record: SentRecord) -> tuple[An
 
 
 def _rejected(
-    positions: Sequence[int], view: Sequence[UUID], datas: Sequence[Any],
-    records: Sequence[SentRecord | None],
+    positions: Sequence[int], view: Sequence[UUID], instructions: Sequence[Instruction],
+    datas: Sequence[Any], records: Sequence[SentRecord | None],
 ) -> tuple[tuple[int, UUID, str], ...]:
-    """The instructions whose record data is present but not a record, with the reason."""
+    """The instructions whose record data is present but not a record, or whose ``metadata``
+    is not a ``dict`` (so no record is read from it), with the reason."""
     out = []
-    for position, data, record in zip(positions, datas, records, strict=True):
+    for position, message, data, record in zip(
+        positions, instructions, datas, records, strict=True
+    ):
         if data is not None and record is None:
             out.append((position, view[position], record_problem(data) or "not a record"))
+        elif type(message.metadata) is not dict:
+            kind = type(message.metadata).__name__
+            out.append((position, view[position], f"its metadata is a {kind}, not a dict"))
     return tuple(out)
 
 
@@ -282,7 +290,7 @@ def _read(
         records,
         memo,
         {},
-        _rejected(positions, view, datas, records),
+        _rejected(positions, view, instructions, datas, records),
     )
     if not memo or any(map(is_, messages, repeat(None))):
         return answer, None
@@ -329,7 +337,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
             return None
         # every record equal to its copy
         datas = tuple(map(dict.get, map(_metadata, answer.instructions), repeat(RECORD_KEY)))
-        same = datas == held.copies
+        same = datas == held.copies and _PLAIN_RECORDS.issuperset(map(type, datas))
     except (RuntimeError, TypeError):  # a pile changed while read; metadata not a dict
         return None
     if not same:
@@ -364,7 +372,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
         answer.records + records,
         True,
         answer.checked,
-        answer.rejected + _rejected(new_positions, view, new_datas, records),
+        answer.rejected + _rejected(new_positions, view, refs, new_datas, records),
     )
     return _Held(
         extended, view, held.keys + keys, held.values + values, held.copies + copies

@@ -3,12 +3,14 @@
 ``SentRecord`` is what the prompt-cache profile (``_cache_layout``) stores on each instruction it
 compiles (``metadata[RECORD_KEY]``, plain JSON); ``read_record`` reads it back, None for anything
 that is not a well-formed record of this version: every field of its JSON type (a ``dict``, not
-any mapping; ``messages`` a positive ``int``; digests 64 lowercase hex digits; ``text`` a string
-or a list of parts led by a text part; at most two ``stable_blocks``), and ``record_problem``
-names the first field that is not. ``digest(value)`` is the SHA-256 of ``value``'s
-canonical JSON (sorted keys, no ASCII escaping, no spaces); ``message_digest`` that of one
-message's role and content; ``prefix_digests`` the chain over a request's messages, read at given
-lengths (``SentRecord.prefix``). Pure functions of their arguments.
+any mapping; ``messages`` a positive ``int``; digests 64 lowercase hex digits; at most two
+``stable_blocks``), and ``record_problem`` names the first field that is not. A ``text`` that is
+neither a string nor a list of parts led by a text part is read as None (the record holds no
+text to send; the profile renders the instruction's durable view). ``digest(value)`` is the
+SHA-256 of ``value``'s canonical JSON (sorted keys, no ASCII escaping, no spaces);
+``message_digest`` that of one message's role and content; ``prefix_digests`` the chain over a
+request's messages, read at given lengths (``SentRecord.prefix``). Pure functions of their
+arguments.
 """
 
 from __future__ import annotations
@@ -64,7 +66,7 @@ class SentRecord:
     What a historical instruction sends from it is checked by ``_cache_sent``.
     """
 
-    text: str | list[dict[str, Any]]
+    text: str | list[dict[str, Any]] | None  # None: the stored value was not a text
     basis: str
     stable: str
     conversation: str
@@ -122,14 +124,16 @@ def _digest_field(data: dict[str, Any], key: str) -> str:
     return value
 
 
-def _text_field(value: Any) -> str | list[dict[str, Any]]:
+def _text_field(value: Any) -> str | list[dict[str, Any]] | None:
+    """``value`` when it is a text (a string, or a list of parts led by a text part), else
+    None: the record is still read, but it holds no text to send."""
     if type(value) is str:
         return value
     if type(value) is list and value and all(type(p) is dict for p in value):
         first = value[0]
         if first.get("type") == "text" and type(first.get("text")) is str:
             return value
-    raise RecordError("'text' is neither a string nor a list of parts led by a text part")
+    return None
 
 
 def _blocks_field(value: Any, key: str) -> tuple[ContextBlock, ...] | None:

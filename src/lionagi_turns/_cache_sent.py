@@ -54,10 +54,12 @@ _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def verified_text(turn: InstructionTurn, rendered: Content, record: SentRecord) -> Content | None:
     """``record.text`` when the profile renders it for ``turn`` (module contract), else None."""
+    text = record.text
+    if text is None:
+        return None
     base = _base(turn, rendered, record)
     if base is None:
         return None
-    text = record.text
     plain = bool(turn.message.content.plain_content)
     if isinstance(base, str):
         return text if isinstance(text, str) and _verifies(base, text, plain) else None
