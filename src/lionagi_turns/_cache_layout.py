@@ -210,9 +210,11 @@ def _compile_cached(
         record, text = records.sent_record(turn, rendered)
         if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
             return rendered
-        if text is None:
-            reason = _NO_TEXT if record.text is None else _UNVERIFIED
-            unverified.append(IgnoredRecord(turn.position, str(turn.message.id), reason))
+        if text is None:  # a record without a text is listed by view_records already
+            if record.text is not None:
+                unverified.append(
+                    IgnoredRecord(turn.position, str(turn.message.id), _UNVERIFIED)
+                )
             return rendered
         return own_copy(text)
 
@@ -298,10 +300,6 @@ def _compile_cached(
 _UNVERIFIED = (
     "its recorded sent text is not this instruction's durable rendering plus the response "
     "sections the profile renders; its durable view is sent instead"
-)
-_NO_TEXT = (
-    "its recorded 'text' is neither a string nor a list of parts led by a text part; its "
-    "durable view is sent instead"
 )
 _NO_TOOL_SECTION = (
     "the recorded stable segment holds no tool section the profile renders; the stable "

@@ -138,6 +138,7 @@ class ViewRecords:
     # equal)
     checked: dict[int, tuple[str, bool, Any]]
     # (view position, id, reason) of each instruction whose RECORD_KEY value is not a record
+    # or is one with flaws (``SentRecord.flaws``)
     rejected: tuple[tuple[int, UUID, str], ...] = ()
 
     def sent_record(self, turn: InstructionTurn, rendered: Any) -> tuple[SentRecord | None, Any]:
@@ -184,7 +185,7 @@ def _rejected(
     for position, message, data, record in zip(
         positions, instructions, datas, records, strict=True
     ):
-        if data is not None and record is None:
+        if data is not None and (record is None or record.flaws):
             out.append((position, view[position], record_problem(data) or "not a record"))
         elif type(message.metadata) is not dict:
             kind = type(message.metadata).__name__

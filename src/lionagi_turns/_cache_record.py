@@ -4,9 +4,11 @@
 compiles (``metadata[RECORD_KEY]``, plain JSON); ``read_record`` reads it back, None for anything
 that is not a well-formed record of this version: every field of its JSON type (a ``dict``, not
 any mapping; ``messages`` a positive ``int``; digests 64 lowercase hex digits; at most two
-``stable_blocks``), and ``record_problem`` names the first field that is not. A ``text`` that is
-neither a string nor a list of parts led by a text part is read as None (the record holds no
-text to send; the profile renders the instruction's durable view). ``digest(value)`` is the
+``stable_blocks``), and ``record_problem`` names the first field that is not. Two fields are
+read as absent instead, the rest of the record kept (``SentRecord.flaws`` names them): a
+``text`` that is neither a string nor a list of parts led by a text part (None: the record holds
+no text to send, the instruction's durable view is sent) and ``stable_blocks`` that are not 1
+or 2 strings. ``digest(value)`` is the
 SHA-256 of ``value``'s canonical JSON (sorted keys, no ASCII escaping, no spaces);
 ``message_digest`` that of one message's role and content; ``prefix_digests`` the chain over a
 request's messages, read at given lengths (``SentRecord.prefix``). Pure functions of their
@@ -39,6 +41,14 @@ __all__ = (
 RECORD_KEY = "lionagi_turns.prompt_cache"
 _VERSION = 1
 _STABLE_BLOCKS = 2  # the system text and the tool section
+_NO_TEXT = (
+    "'text' is neither a string nor a list of parts led by a text part; its durable view is "
+    "sent instead"
+)
+_BAD_STABLE = (
+    f"'stable_blocks' is not a list of 1 to {_STABLE_BLOCKS} strings (the system text and the "
+    "tool section); it is ignored"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +86,7 @@ class SentRecord:
     changes: SegmentChanges
     stable_blocks: tuple[str, ...] | None = None
     fold: tuple[ContextBlock, ...] | None = None
+    flaws: tuple[str, ...] = ()  # fields read as absent (never stored: ``to_metadata``)
 
     def to_metadata(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -167,18 +178,20 @@ def _parse(data: Any) -> SentRecord:
         type(changes.get(k)) is not bool for k in ("stable", "conversation", "rewrite")
     ):
         raise RecordError("'changes' is not an object of three booleans")
+    flaws = []
+    text = _text_field(data.get("text"))
+    if text is None:
+        flaws.append(_NO_TEXT)
     stable_blocks = data.get("stable_blocks")
     if stable_blocks is not None and (
         type(stable_blocks) is not list
         or not 1 <= len(stable_blocks) <= _STABLE_BLOCKS
         or any(type(b) is not str for b in stable_blocks)
     ):
-        raise RecordError(
-            f"'stable_blocks' is not a list of 1 to {_STABLE_BLOCKS} strings (the system text "
-            "and the tool section)"
-        )
+        flaws.append(_BAD_STABLE)
+        stable_blocks = None
     return SentRecord(
-        text=_text_field(data.get("text")),
+        text=text,
         basis=_digest_field(data, "basis"),
         stable=_digest_field(data, "stable"),
         conversation=_digest_field(data, "conversation"),
@@ -188,6 +201,7 @@ def _parse(data: Any) -> SentRecord:
         changes=SegmentChanges(changes["stable"], changes["conversation"], changes["rewrite"]),
         stable_blocks=None if stable_blocks is None else tuple(stable_blocks),
         fold=_blocks_field(data.get("fold"), "fold"),
+        flaws=tuple(flaws),
     )
 
 
@@ -199,13 +213,13 @@ def record_data(message: Any) -> Any:
 
 
 def record_problem(data: Any) -> str | None:
-    """Why ``data`` (a ``metadata[RECORD_KEY]`` value, not None) is not a record; None when
-    it is one."""
+    """Why ``data`` (a ``metadata[RECORD_KEY]`` value, not None) is not a record, or which of
+    its fields are read as absent (``SentRecord.flaws``); None when it is a flawless record."""
     try:
-        _parse(data)
+        record = _parse(data)
     except RecordError as exc:
-        return str(exc)
-    return None
+        return f"{exc}; the record is ignored"
+    return "; ".join(record.flaws) or None
 
 
 def read_record(message: Any) -> SentRecord | None:

@@ -140,3 +140,7 @@ def test_a_forged_stable_block_shows_no_system_text_but_the_branchs() -> None:
     view = next_view(branch, tools=False)
     assert len(str(view["system"])) < 1_000
     assert [i["position"] for i in view["ignored_records"]] == [1]
+    assert "'stable_blocks'" in view["ignored_records"][0]["reason"]
+    # only that field is ignored: the record still starts the conversation (its blocks kept)
+    assert view["system"][-1] == clean["system"][-1] and "SKU 12" in view["system"][-1]["text"]
+    assert view["messages"] == clean["messages"]
