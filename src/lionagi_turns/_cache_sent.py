@@ -20,11 +20,14 @@ durable view):
 - multimodal content: a list of the same length as ``base`` whose parts after the first equal
   ``base``'s and whose first part is a text part (no other key) whose text verifies as above.
 
-Pure; reads ``turn.message.content`` (durable fields) and ``record`` only.
+Pure; reads ``turn.message.content`` (durable fields) and ``record`` only. The check of a
+section text is remembered for the last 256 distinct texts (an answer is a function of the
+text alone).
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -49,6 +52,7 @@ _KINDS: dict[str, tuple[type, ...]] = {
     "ResponseFormat": (str, dict),
 }
 _EMPTY_DOC = "{}"
+_KEPT_TAILS = 256  # distinct section texts whose check is remembered
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -100,6 +104,13 @@ def _verifies(base: str, text: str, plain: bool) -> bool:
         tail = text[len(base) + 1 :]
     else:
         return False
+    return _renders_sections(tail)
+
+
+@functools.lru_cache(maxsize=_KEPT_TAILS)
+def _renders_sections(tail: str) -> bool:
+    """``response_sections(tail) is not None``, remembered: a conversation's instructions
+    mostly carry the same response sections."""
     return response_sections(tail) is not None
 
 
