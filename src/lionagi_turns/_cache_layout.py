@@ -16,8 +16,12 @@ Used when the call's endpoint places the prompt cache (lionagi's
   when the tool section holds them (lionagi's ``_tool_refs``) and its ResponseSchema and
   ResponseFormat sections. Each sent instruction carries a durable record in its ``metadata``
   (``RECORD_KEY``; see ``SentRecord``) holding the text it was sent as; a historical instruction
-  renders that text while its durable rendering still equals the one recorded, else its durable
-  rendering (a history rewrite).
+  renders that text while its durable rendering still equals the one recorded and the text is
+  one the profile renders for it (``_cache_sent``), else its durable rendering (a history
+  rewrite when that differs from what was sent). A record that is not well formed is ignored,
+  a field of the wrong shape read as absent; each is listed in ``CachedCompile.ignored``.
+- System: the branch's (``branch_system``: ``msgs.system``, or the System message at the head
+  of the pile when lionagi's ``Branch.from_dict`` left ``msgs.system`` None), never a record's.
 - Changes (D1, D6): against the last recorded request of the history, a different stable or
   conversation segment is a counted segment change, and messages that no longer start with
   that request's messages are a counted history rewrite.
@@ -51,7 +55,7 @@ from typing import TYPE_CHECKING, Any
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi.protocols.messages import System
 
-from ._cache_memo import prefix_digests, view_records
+from ._cache_memo import ViewRecords, prefix_digests, view_records
 from ._cache_memo import tool_section as memo_tool_section
 from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
 from ._cache_sent import response_sections
@@ -141,9 +145,10 @@ def compile_cached(
     (``recorded_tool_section``), after the branch's system text. Raises what
     ``compile_chat_request`` raises, before producing any output. ``react_context``: the
     caller's context items of a running ReAct turn, for the compiler's ReAct step (lionagi's
-    prompt-cache path applies the same de-duplication). ``audit``: also list, in
-    ``CachedCompile.ignored``, every record whose text does not verify (it compiles without
-    resuming a previous walk); records that are not well-formed are listed always."""
+    prompt-cache path applies the same de-duplication). ``CachedCompile.ignored`` lists the
+    records that are not well formed or have flaws, and a recorded stable segment read without
+    its tool section; with ``audit`` also every record whose text does not verify (it then
+    compiles without resuming a previous walk, which skips the history it reuses)."""
     with _switch.resolved():  # one reading of the fast-path switch for the memos and the seam
         return _compile_cached(branch, request, tool_schemas, react_context, audit)
 
@@ -186,14 +191,13 @@ def _compile_cached(
         _resume.forget(branch, _reuse_key(stale))
     last, started = records.last, records.started
 
-    system = branch_system(branch)
-    system_text = system.rendered if system is not None else ""
     schemas = list(tool_schemas or ())
     if tool_schemas is None:
         section = recorded_tool_section(records.stable_blocks)
     else:
         section = memo_tool_section(branch, schemas, tool_section)
-    stable = tuple(s for s in (system_text, section) if s)
+    system = branch_system(branch)
+    stable = tuple(s for s in (system.rendered if system else "", section) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
 
     conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
@@ -204,19 +208,7 @@ def _compile_cached(
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
     refs = _tool_refs(list(request.tool_schemas), registered)  # the current instruction's
-    unverified: list[IgnoredRecord] = []
-
-    def as_sent(branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
-        record, text = records.sent_record(turn, rendered)
-        if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
-            return rendered
-        if text is None:  # a record without a text is listed by view_records already
-            if record.text is not None:
-                unverified.append(
-                    IgnoredRecord(turn.position, str(turn.message.id), _UNVERIFIED)
-                )
-            return rendered
-        return own_copy(text)
+    as_sent = _AsSent(records)
 
     def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
         return CallOptions(refs, request.response_format, request.structure)
@@ -282,19 +274,52 @@ def _compile_cached(
         fold=later or None,
     )
     trace.compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
-    ignored = [IgnoredRecord(p, str(uid), reason) for p, uid, reason in records.rejected]
-    if audit:
-        ignored += {i.position: i for i in unverified}.values()
-        recorded = records.stable_blocks
-        if tool_schemas is None and recorded and len(recorded) > 1 and not section:
-            ignored.append(IgnoredRecord(None, None, _NO_TOOL_SECTION))
     return CachedCompile(
         trace.compiled,
         CacheLayout(stable, conversation, previous_end, changes),
         record,
         trace,
-        tuple(sorted(ignored, key=lambda i: -1 if i.position is None else i.position)),
+        _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
     )
+
+
+class _AsSent:
+    """The profile's ``history_text``: a historical instruction as it was sent, while its
+    durable rendering is the recorded one and its text verifies; its durable rendering
+    otherwise. ``unverified``: the records whose text did not verify, by view position."""
+
+    def __init__(self, records: ViewRecords) -> None:
+        self.records = records
+        self.unverified: dict[int, IgnoredRecord] = {}
+
+    def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
+        record, text = self.records.sent_record(turn, rendered)
+        if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
+            return rendered
+        if text is None:  # a record without a text is listed by view_records already
+            if record.text is not None:
+                self.unverified[turn.position] = IgnoredRecord(
+                    turn.position, str(turn.message.id), _UNVERIFIED
+                )
+            return rendered
+        return own_copy(text)
+
+
+def _ignored(
+    records: ViewRecords,
+    unverified: dict[int, IgnoredRecord],
+    recorded_stable: bool,
+    section: str,
+) -> tuple[IgnoredRecord, ...]:
+    """``CachedCompile.ignored``: the records ``view_records`` rejected, those whose text did
+    not verify, and a recorded stable segment read without its tool section, by position (the
+    stable segment first)."""
+    out = [IgnoredRecord(p, str(uid), reason) for p, uid, reason in records.rejected]
+    out += unverified.values()
+    blocks = records.stable_blocks
+    if recorded_stable and blocks and len(blocks) > 1 and not section:
+        out.append(IgnoredRecord(None, None, _NO_TOOL_SECTION))
+    return tuple(sorted(out, key=lambda i: -1 if i.position is None else i.position))
 
 
 _UNVERIFIED = (

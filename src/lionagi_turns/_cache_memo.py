@@ -25,9 +25,12 @@ the earlier one's view, equal records: the profile's ``CompileProfile.reuse`` ke
 so a reused rendering of a historical instruction (``history_text``) is one made from the same
 record. ``ViewRecords.sent_record(turn, rendered)`` is the record read for that turn's message in
 this answer (so a compile reads each record once; else ``read_record(turn.message)``) when its
-``basis`` is ``digest(rendered)``, else None; the comparison is remembered for a rendering that
-is the very same text object (the render cache hands out the same object while a record is
-unchanged), along the answers that extend one another.
+``basis`` is ``digest(rendered)``, else None, with the record's text when
+``_cache_sent.verified_text`` accepts it (else None); both answers are remembered for a
+rendering that is the very same text object (the render cache hands out the same object while a
+record is unchanged), along the answers that extend one another. ``ViewRecords.rejected``: the
+view position, id and reason of each instruction whose record data is not a record, is one with
+flaws (``SentRecord.flaws``), or whose ``metadata`` is not a ``dict``.
 
 ``tool_section(branch, schemas, render)``: the stable segment's tool section, rendered again
 only when the schemas are not the same JSON data as last time (``_same_plain``).
@@ -75,13 +78,12 @@ from . import _cache_record
 from ._cache_record import (
     RECORD_KEY,
     SentRecord,
-    digest,
     message_digest,
     read_record,
     record_data,
-    record_problem,
+    rejections,
 )
-from ._cache_sent import verified_text
+from ._cache_sent import check_sent
 from ._fast.switch import fast_path_enabled
 
 if TYPE_CHECKING:
@@ -136,7 +138,7 @@ class ViewRecords:
     # instruction index -> (rendering, whether the record's basis is its digest, the verified
     # text); shared by the answers that extend this one (their records at these indexes are
     # equal)
-    checked: dict[int, tuple[str, bool, Any]]
+    checked: dict[int, tuple[Any, bool, Any]]
     # (view position, id, reason) of each instruction whose RECORD_KEY value is not a record
     # or is one with flaws (``SentRecord.flaws``)
     rejected: tuple[tuple[int, UUID, str], ...] = ()
@@ -152,7 +154,7 @@ class ViewRecords:
         if kept is not None and kept[0] is rendered:
             seen = kept
         else:
-            seen = _check(turn, rendered, record)
+            seen = check_sent(turn, rendered, record)
             if index is not None and type(rendered) is str:
                 self.checked[index] = seen
         return (record, seen[2]) if seen[1] else (None, None)
@@ -167,30 +169,6 @@ class ViewRecords:
             ):
                 return i, self.records[i]
         return None, read_record(turn.message)
-
-
-def _check(turn: InstructionTurn, rendered: Any, record: SentRecord) -> tuple[Any, bool, Any]:
-    if record.basis != digest(rendered):
-        return rendered, False, None
-    return rendered, True, verified_text(turn, rendered, record)
-
-
-def _rejected(
-    positions: Sequence[int], view: Sequence[UUID], instructions: Sequence[Instruction],
-    datas: Sequence[Any], records: Sequence[SentRecord | None],
-) -> tuple[tuple[int, UUID, str], ...]:
-    """The instructions whose record data is present but not a record, or whose ``metadata``
-    is not a ``dict`` (so no record is read from it), with the reason."""
-    out = []
-    for position, message, data, record in zip(
-        positions, instructions, datas, records, strict=True
-    ):
-        if data is not None and (record is None or record.flaws):
-            out.append((position, view[position], record_problem(data) or "not a record"))
-        elif type(message.metadata) is not dict:
-            kind = type(message.metadata).__name__
-            out.append((position, view[position], f"its metadata is a {kind}, not a dict"))
-    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,7 +269,7 @@ def _read(
         records,
         memo,
         {},
-        _rejected(positions, view, instructions, datas, records),
+        rejections(positions, view, instructions, datas, records),
     )
     if not memo or any(map(is_, messages, repeat(None))):
         return answer, None
@@ -373,7 +351,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
         answer.records + records,
         True,
         answer.checked,
-        answer.rejected + _rejected(new_positions, view, refs, new_datas, records),
+        answer.rejected + rejections(new_positions, view, refs, new_datas, records),
     )
     return _Held(
         extended, view, held.keys + keys, held.values + values, held.copies + copies

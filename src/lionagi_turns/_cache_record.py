@@ -22,6 +22,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from ._contracts import ContextBlock
 
@@ -36,6 +37,7 @@ __all__ = (
     "read_record",
     "record_data",
     "record_problem",
+    "rejections",
 )
 
 RECORD_KEY = "lionagi_turns.prompt_cache"
@@ -210,6 +212,24 @@ def record_data(message: Any) -> Any:
     ``dict`` or lacks the key."""
     metadata = getattr(message, "metadata", None)
     return metadata.get(RECORD_KEY) if type(metadata) is dict else None
+
+
+def rejections(
+    positions: Sequence[int], view: Sequence[UUID], instructions: Sequence[Any],
+    datas: Sequence[Any], records: Sequence[SentRecord | None],
+) -> tuple[tuple[int, UUID, str], ...]:
+    """The instructions whose record data is present but not a record, or whose ``metadata``
+    is not a ``dict`` (so no record is read from it), with the reason."""
+    out = []
+    for position, message, data, record in zip(
+        positions, instructions, datas, records, strict=True
+    ):
+        if data is not None and (record is None or record.flaws):
+            out.append((position, view[position], record_problem(data) or "not a record"))
+        elif type(message.metadata) is not dict:
+            kind = type(message.metadata).__name__
+            out.append((position, view[position], f"its metadata is a {kind}, not a dict"))
+    return tuple(out)
 
 
 def record_problem(data: Any) -> str | None:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from ._cache_record import digest
 from ._envelope import encode_context_section
 from ._fast.yaml import minimal_yaml
 from ._fold import FoldParts, guidance_text
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from ._history import InstructionTurn
     from ._render import Content
 
-__all__ = ("response_sections", "verified_text")
+__all__ = ("check_sent", "response_sections", "verified_text")
 
 _SECTIONS = ("Tools", "ResponseSchema", "ResponseFormat")
 _KINDS: dict[str, tuple[type, ...]] = {
@@ -54,6 +55,15 @@ _KINDS: dict[str, tuple[type, ...]] = {
 _EMPTY_DOC = "{}"
 _KEPT_TAILS = 256  # distinct section texts whose check is remembered
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def check_sent(
+    turn: InstructionTurn, rendered: Content, record: SentRecord
+) -> tuple[Content, bool, Content | None]:
+    """``(rendered, whether record.basis is digest(rendered), the verified text or None)``."""
+    if record.basis != digest(rendered):
+        return rendered, False, None
+    return rendered, True, verified_text(turn, rendered, record)
 
 
 def verified_text(turn: InstructionTurn, rendered: Content, record: SentRecord) -> Content | None:
