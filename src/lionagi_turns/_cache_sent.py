@@ -10,9 +10,10 @@ durable view):
   record holds ``fold`` blocks, the same instruction rendered with those blocks folded as the
   profile folds a later call's blocks into the current instruction (their D3 section, then the
   guidance), the same results and context;
-- a text is ``base`` itself, or ``base``, a line break and the response sections only a current
-  instruction renders (``base`` ``{}``, an instruction with no visible section: the sections
-  alone): ``Tools`` (a list of tool names or schemas), ``ResponseSchema`` (an object),
+- a text is ``base`` itself, or ``base`` (without the YAML document end marker ``...`` it ends
+  in when its last value keeps its line breaks), line breaks and the response sections only a
+  current instruction renders (``base`` ``{}``, an instruction with no visible section:
+  the sections alone): ``Tools`` (a list of tool names or schemas), ``ResponseSchema`` (an object),
   ``ResponseFormat`` (a string or an object), in that order, each at most once, written as the
   profile writes them: ``minimal_yaml`` of what they load back to (PyYAML's safe loader; no
   alias), byte for byte;
@@ -53,6 +54,7 @@ _KINDS: dict[str, tuple[type, ...]] = {
     "ResponseFormat": (str, dict),
 }
 _EMPTY_DOC = "{}"
+_DOC_END = "\n..."
 _KEPT_TAILS = 256  # distinct section texts whose check is remembered
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -110,10 +112,16 @@ def _verifies(base: str, text: str, plain: bool) -> bool:
         return False
     if base == _EMPTY_DOC:
         tail = text
-    elif text.startswith(base + "\n"):
-        tail = text[len(base) + 1 :]
     else:
-        return False
+        # A rendering whose last value is a block kept with its line breaks ends in YAML's
+        # document end marker, which a following section replaces.
+        head = base[: -len(_DOC_END)] if base.endswith(_DOC_END) else base
+        if not text.startswith(head):
+            return False
+        rest = text[len(head) :]
+        tail = rest.lstrip("\n")
+        if not head.endswith("\n") and len(tail) == len(rest):
+            return False  # no line break between the rendering and the sections
     return _renders_sections(tail)
 
 
