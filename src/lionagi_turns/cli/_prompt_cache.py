@@ -87,6 +87,7 @@ def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, A
         },
         "marks": view["marks"],
         "changes": view["changes"],
+        "ignored_records": view["ignored_records"],
         "system": view["system"],
         "messages": view["messages"],
     }
