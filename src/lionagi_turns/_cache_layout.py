@@ -16,8 +16,12 @@ Used when the call's endpoint places the prompt cache (lionagi's
   when the tool section holds them (lionagi's ``_tool_refs``) and its ResponseSchema and
   ResponseFormat sections. Each sent instruction carries a durable record in its ``metadata``
   (``RECORD_KEY``; see ``SentRecord``) holding the text it was sent as; a historical instruction
-  renders that text while its durable rendering still equals the one recorded, else its durable
-  rendering (a history rewrite).
+  renders that text while its durable rendering still equals the one recorded and the text is
+  one the profile renders for it (``_cache_sent``), else its durable rendering (a history
+  rewrite when that differs from what was sent). A record that is not well formed is ignored,
+  a field of the wrong shape read as absent; each is listed in ``CachedCompile.ignored``.
+- System: the branch's (``branch_system``: ``msgs.system``, or the System message at the head
+  of the pile when lionagi's ``Branch.from_dict`` left ``msgs.system`` None), never a record's.
 - Changes (D1, D6): against the last recorded request of the history, a different stable or
   conversation segment is a counted segment change, and messages that no longer start with
   that request's messages are a counted history rewrite.
@@ -49,10 +53,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
+from lionagi.protocols.messages import System
 
 from ._cache_memo import ViewRecords, prefix_digests, view_records
 from ._cache_memo import tool_section as memo_tool_section
 from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
+from ._cache_sent import response_sections
 from ._compiler import Trace, _current_record, compile_traced
 from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
 from ._envelope import encode_context_section
@@ -71,10 +77,13 @@ __all__ = (
     "RECORD_KEY",
     "CacheLayout",
     "CachedCompile",
+    "IgnoredRecord",
     "SegmentChanges",
     "SentRecord",
+    "branch_system",
     "compile_cached",
     "read_record",
+    "recorded_tool_section",
     "tool_section",
 )
 
@@ -95,6 +104,16 @@ class CacheLayout:
 
 
 @dataclass(frozen=True, slots=True)
+class IgnoredRecord:
+    """A prompt-cache record the compile did not use, and why: ``position``/``id`` of its
+    instruction in the view (None for the recorded tool section, which no position names)."""
+
+    position: int | None
+    id: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class CachedCompile:
     """The compiled request, its segments, the record it carries and the traced compile
     (``trace.fold`` is the later blocks' fold into the current instruction, if any)."""
@@ -103,6 +122,7 @@ class CachedCompile:
     layout: CacheLayout
     record: SentRecord
     trace: Trace
+    ignored: tuple[IgnoredRecord, ...] = ()
 
 
 def tool_section(schemas: Sequence[Any]) -> str:
@@ -116,16 +136,47 @@ def compile_cached(
     tool_schemas: Sequence[Any] | None,
     *,
     react_context: Sequence[Any] | None = None,
+    audit: bool = False,
 ) -> CachedCompile:
     """Compile ``request`` under the prompt-cache profile (module rules) through the compiler's
     profile seam (``compile_traced``). ``tool_schemas`` is the conversation's tool set
-    (``branch.acts.schema_list``); None takes the stable segment as last recorded (a saved
-    branch holds no tool functions; the system text alone when nothing was recorded). Raises
-    what ``compile_chat_request`` raises, before producing any output. ``react_context``: the
+    (``branch.acts.schema_list``); None takes the tool section as last recorded (a saved
+    branch holds no tool functions) when it is the profile's rendering of a tool list
+    (``recorded_tool_section``), after the branch's system text. Raises what
+    ``compile_chat_request`` raises, before producing any output. ``react_context``: the
     caller's context items of a running ReAct turn, for the compiler's ReAct step (lionagi's
-    prompt-cache path applies the same de-duplication)."""
+    prompt-cache path applies the same de-duplication). ``CachedCompile.ignored`` lists the
+    records that are not well formed or have flaws, and a recorded stable segment read without
+    its tool section; with ``audit`` also every record whose text does not verify (it then
+    compiles without resuming a previous walk, which skips the history it reuses)."""
     with _switch.resolved():  # one reading of the fast-path switch for the memos and the seam
-        return _compile_cached(branch, request, tool_schemas, react_context)
+        return _compile_cached(branch, request, tool_schemas, react_context, audit)
+
+
+def branch_system(branch: Branch) -> System | None:
+    """The branch's system message: ``branch.msgs.system``, or, when that is None, the
+    ``System`` message at the head of the branch's message pile, where lionagi's
+    ``set_system`` keeps it (lionagi 0.36's ``Branch.from_dict`` restores the pile but leaves
+    ``msgs.system`` None); None when the pile does not start with one."""
+    msgs: Any = branch.msgs
+    system = msgs.system
+    if system is not None:
+        return system
+    head = next(iter(msgs.messages), None)
+    return head if isinstance(head, System) else None
+
+
+def recorded_tool_section(blocks: Sequence[str] | None) -> str:
+    """The tool section of recorded ``stable_blocks`` (the system text, then the tool section;
+    either may be absent): their last block when it is exactly ``tool_section`` of the tool
+    list it loads back to, else ``""``."""
+    if not blocks:
+        return ""
+    candidate = blocks[-1]
+    loaded = response_sections(candidate, keys=("Tools",))
+    if loaded is None or tool_section(loaded["Tools"]) != candidate:
+        return ""
+    return candidate
 
 
 def _compile_cached(
@@ -133,20 +184,20 @@ def _compile_cached(
     request: TurnRequest,
     tool_schemas: Sequence[Any] | None,
     react_context: Sequence[Any] | None,
+    audit: bool,
 ) -> CachedCompile:
     records, stale = view_records(branch, select_ids(branch, request.progression))
     if stale is not None:  # the records changed: the walk made under the old key is stale
         _resume.forget(branch, _reuse_key(stale))
     last, started = records.last, records.started
 
-    system = branch.msgs.system
-    system_text = system.rendered if system is not None else ""
     schemas = list(tool_schemas or ())
     if tool_schemas is None:
-        stable = records.stable_blocks or tuple(s for s in (system_text,) if s)
+        section = recorded_tool_section(records.stable_blocks)
     else:
         section = memo_tool_section(branch, schemas, tool_section)
-        stable = tuple(s for s in (system_text, section) if s)
+    system = branch_system(branch)
+    stable = tuple(s for s in (system.rendered if system else "", section) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
 
     conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
@@ -157,6 +208,7 @@ def _compile_cached(
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
     refs = _tool_refs(list(request.tool_schemas), registered)  # the current instruction's
+    as_sent = _AsSent(records)
 
     def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
         return CallOptions(refs, request.response_format, request.structure)
@@ -169,8 +221,8 @@ def _compile_cached(
         envelope=lambda blocks: encode_context_section(later),
         stable_blocks=lambda branch, request: stable,
         current_options=current_options,
-        history_text=lambda branch, turn, rendered: _as_sent(records, turn, rendered),
-        reuse=_reuse_key(records.stamp),
+        history_text=as_sent,
+        reuse=None if audit else _reuse_key(records.stamp),
     )
     trace = compile_traced(branch, request, profile=profile, react_context=react_context)
     current = trace.rendered[-1].content
@@ -219,21 +271,68 @@ def _compile_cached(
         messages=len(messages),
         prefix=digests[len(messages)],
         changes=changes,
+        fold=later or None,
     )
     trace.compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
     return CachedCompile(
-        trace.compiled, CacheLayout(stable, conversation, previous_end, changes), record, trace
+        trace.compiled,
+        CacheLayout(stable, conversation, previous_end, changes),
+        record,
+        trace,
+        _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
     )
+
+
+class _AsSent:
+    """The profile's ``history_text``: a historical instruction as it was sent, while its
+    durable rendering is the recorded one and its text verifies; its durable rendering
+    otherwise. ``unverified``: the records whose text did not verify, by view position."""
+
+    def __init__(self, records: ViewRecords) -> None:
+        self.records = records
+        self.unverified: dict[int, IgnoredRecord] = {}
+
+    def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
+        record, text = self.records.sent_record(turn, rendered)
+        if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
+            return rendered
+        if text is None:  # a record without a text is listed by view_records already
+            if record.text is not None:
+                self.unverified[turn.position] = IgnoredRecord(
+                    turn.position, str(turn.message.id), _UNVERIFIED
+                )
+            return rendered
+        return own_copy(text)
+
+
+def _ignored(
+    records: ViewRecords,
+    unverified: dict[int, IgnoredRecord],
+    recorded_stable: bool,
+    section: str,
+) -> tuple[IgnoredRecord, ...]:
+    """``CachedCompile.ignored``: the records ``view_records`` rejected, those whose text did
+    not verify, and a recorded stable segment read without its tool section, by position (the
+    stable segment first)."""
+    out = [IgnoredRecord(p, str(uid), reason) for p, uid, reason in records.rejected]
+    out += unverified.values()
+    blocks = records.stable_blocks
+    if recorded_stable and blocks and len(blocks) > 1 and not section:
+        out.append(IgnoredRecord(None, None, _NO_TOOL_SECTION))
+    return tuple(sorted(out, key=lambda i: -1 if i.position is None else i.position))
+
+
+_UNVERIFIED = (
+    "its recorded sent text is not this instruction's durable rendering plus the response "
+    "sections the profile renders; its durable view is sent instead"
+)
+_NO_TOOL_SECTION = (
+    "the recorded stable segment holds no tool section the profile renders; the stable "
+    "segment shown is the system text alone"
+)
 
 
 def _reuse_key(stamp: int) -> tuple[str, int]:
     """The profile's ``CompileProfile.reuse``: its name and the records' stamp, so a walk is
     resumed only by compiles that read the same records (``_cache_memo``)."""
     return ("adr-0127", stamp)
-
-
-def _as_sent(records: ViewRecords, turn: InstructionTurn, rendered: Any) -> Any:
-    """A historical instruction as it was sent, while its durable rendering is the recorded
-    one; its durable rendering otherwise (an edited record: a history rewrite)."""
-    record = records.sent_record(turn, rendered)
-    return rendered if record is None else own_copy(record.text)

@@ -25,9 +25,12 @@ the earlier one's view, equal records: the profile's ``CompileProfile.reuse`` ke
 so a reused rendering of a historical instruction (``history_text``) is one made from the same
 record. ``ViewRecords.sent_record(turn, rendered)`` is the record read for that turn's message in
 this answer (so a compile reads each record once; else ``read_record(turn.message)``) when its
-``basis`` is ``digest(rendered)``, else None; the comparison is remembered for a rendering that
-is the very same text object (the render cache hands out the same object while a record is
-unchanged), along the answers that extend one another.
+``basis`` is ``digest(rendered)``, else None, with the record's text when
+``_cache_sent.verified_text`` accepts it (else None); both answers are remembered for a
+rendering that is the very same text object (the render cache hands out the same object while a
+record is unchanged), along the answers that extend one another. ``ViewRecords.rejected``: the
+view position, id and reason of each instruction whose record data is not a record, is one with
+flaws (``SentRecord.flaws``), or whose ``metadata`` is not a ``dict``.
 
 ``tool_section(branch, schemas, render)``: the stable segment's tool section, rendered again
 only when the schemas are not the same JSON data as last time (``_same_plain``).
@@ -51,7 +54,8 @@ With the fast path off (``_fast.switch``) nothing is read from or written to a s
 answer is computed afresh.
 
 Limitations: a record value replaced in place by an equal value of another type (``1`` ->
-``1.0``) is not seen (the check is ``==``); a record holding anything but JSON values (dict,
+``1.0``) is not seen (the check is ``==``; a whole record replaced by an equal mapping that is
+not a ``dict`` is seen); a record holding anything but JSON values (dict,
 list, str, int, float, bool, None) is read afresh, with a new stamp, on every compile.
 """
 
@@ -71,7 +75,15 @@ from uuid import UUID
 from lionagi.protocols.messages import Instruction
 
 from . import _cache_record
-from ._cache_record import RECORD_KEY, SentRecord, digest, message_digest, read_record
+from ._cache_record import (
+    RECORD_KEY,
+    SentRecord,
+    message_digest,
+    read_record,
+    record_data,
+    rejections,
+)
+from ._cache_sent import check_sent
 from ._fast.switch import fast_path_enabled
 
 if TYPE_CHECKING:
@@ -85,6 +97,7 @@ __all__ = ("ViewRecords", "prefix_digests", "tool_section", "view_records")
 _stamps = count(1)  # next() on a count is atomic under the GIL
 _metadata = attrgetter("metadata")
 _KEPT_STATES = 8  # chain states kept per branch (the latest lengths)
+_PLAIN_RECORDS = frozenset({dict, type(None)})  # the types a held record's data may have
 
 
 class _Unplain(Exception):
@@ -122,23 +135,29 @@ class ViewRecords:
     instructions: tuple[Instruction, ...]  # those instructions
     records: tuple[SentRecord | None, ...]  # each one's record
     memo: bool  # read under the fast path (else every record is read afresh)
-    # instruction index -> (rendering, whether the record's basis is its digest); shared by the
-    # answers that extend this one (their records at these indexes are equal)
-    checked: dict[int, tuple[str, bool]]
+    # instruction index -> (rendering, whether the record's basis is its digest, the verified
+    # text); shared by the answers that extend this one (their records at these indexes are
+    # equal)
+    checked: dict[int, tuple[Any, bool, Any]]
+    # (view position, id, reason) of each instruction whose RECORD_KEY value is not a record
+    # or is one with flaws (``SentRecord.flaws``)
+    rejected: tuple[tuple[int, UUID, str], ...] = ()
 
-    def sent_record(self, turn: InstructionTurn, rendered: Any) -> SentRecord | None:
+    def sent_record(self, turn: InstructionTurn, rendered: Any) -> tuple[SentRecord | None, Any]:
         """``turn``'s record when its ``basis`` is the digest of ``rendered`` (module
-        contract), else None."""
+        contract), else None; and with it the record's text when ``_cache_sent`` verifies it
+        for ``turn`` and ``rendered``, else None."""
         index, record = self._find(turn)
         if record is None:
-            return None
-        if index is None or type(rendered) is not str:
-            return record if record.basis == digest(rendered) else None
-        seen = self.checked.get(index)
-        if seen is None or seen[0] is not rendered:
-            seen = (rendered, record.basis == digest(rendered))
-            self.checked[index] = seen
-        return record if seen[1] else None
+            return None, None
+        kept = None if index is None else self.checked.get(index)
+        if kept is not None and kept[0] is rendered:
+            seen = kept
+        else:
+            seen = check_sent(turn, rendered, record)
+            if index is not None and type(rendered) is str:
+                self.checked[index] = seen
+        return (record, seen[2]) if seen[1] else (None, None)
 
     def _find(self, turn: InstructionTurn) -> tuple[int | None, SentRecord | None]:
         if self.memo:
@@ -240,7 +259,7 @@ def _read(
     messages = list(map(pile.get, view))
     positions = tuple(i for i, m in enumerate(messages) if isinstance(m, Instruction))
     instructions: tuple[Instruction, ...] = tuple(messages[i] for i in positions)  # type: ignore[misc]
-    datas = [_data_of(m) for m in instructions]
+    datas = [record_data(m) for m in instructions]
     records = tuple(SentRecord.from_metadata(d) for d in datas)
     answer = ViewRecords(
         *_aggregate(records, None, None, None),
@@ -250,6 +269,7 @@ def _read(
         records,
         memo,
         {},
+        rejections(positions, view, instructions, datas, records),
     )
     if not memo or any(map(is_, messages, repeat(None))):
         return answer, None
@@ -260,11 +280,6 @@ def _read(
     except (_Unplain, RuntimeError):  # RuntimeError: the pile changed while it was read
         return answer, None
     return answer, _Held(answer, view, keys, values, copies)
-
-
-def _data_of(message: Any) -> Any:
-    metadata = getattr(message, "metadata", None)
-    return metadata.get(RECORD_KEY) if metadata else None
 
 
 def _aggregate(
@@ -301,7 +316,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
             return None
         # every record equal to its copy
         datas = tuple(map(dict.get, map(_metadata, answer.instructions), repeat(RECORD_KEY)))
-        same = datas == held.copies
+        same = datas == held.copies and _PLAIN_RECORDS.issuperset(map(type, datas))
     except (RuntimeError, TypeError):  # a pile changed while read; metadata not a dict
         return None
     if not same:
@@ -314,7 +329,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
         return None
     new = [(n + i, msg) for i, msg in enumerate(messages) if isinstance(msg, Instruction)]
     try:
-        new_datas = [_data_of(msg) for _, msg in new]
+        new_datas = [record_data(msg) for _, msg in new]
         copies = tuple(map(_plain_copy, new_datas))
         refs = tuple(msg for _, msg in new)
         keys = tuple(islice(pile, m, None))
@@ -325,16 +340,18 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
     last, started, stable = _aggregate(
         records, answer.last, answer.started, answer.stable_blocks
     )
+    new_positions = tuple(p for p, _ in new)
     extended = ViewRecords(
         last,
         started,
         stable,
         answer.stamp,
-        answer.positions + tuple(p for p, _ in new),
+        answer.positions + new_positions,
         answer.instructions + refs,
         answer.records + records,
         True,
         answer.checked,
+        answer.rejected + rejections(new_positions, view, refs, new_datas, records),
     )
     return _Held(
         extended, view, held.keys + keys, held.values + values, held.copies + copies

@@ -2,34 +2,55 @@
 
 ``SentRecord`` is what the prompt-cache profile (``_cache_layout``) stores on each instruction it
 compiles (``metadata[RECORD_KEY]``, plain JSON); ``read_record`` reads it back, None for anything
-that is not a well-formed record of this version. ``digest(value)`` is the SHA-256 of ``value``'s
-canonical JSON (sorted keys, no ASCII escaping, no spaces); ``message_digest`` that of one
-message's role and content; ``prefix_digests`` the chain over a request's messages, read at given
-lengths (``SentRecord.prefix``). Pure functions of their arguments.
+that is not a well-formed record of this version: every field of its JSON type (a ``dict``, not
+any mapping; ``messages`` a positive ``int``; digests 64 lowercase hex digits; at most two
+``stable_blocks``), and ``record_problem`` names the first field that is not. Two fields are
+read as absent instead, the rest of the record kept (``SentRecord.flaws`` names them): a
+``text`` that is neither a string nor a list of parts led by a text part (None: the record holds
+no text to send, the instruction's durable view is sent) and ``stable_blocks`` that are not 1
+or 2 strings. ``digest(value)`` is the
+SHA-256 of ``value``'s canonical JSON (sorted keys, no ASCII escaping, no spaces);
+``message_digest`` that of one message's role and content; ``prefix_digests`` the chain over a
+request's messages, read at given lengths (``SentRecord.prefix``). Pure functions of their
+arguments.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
+from uuid import UUID
 
 from ._contracts import ContextBlock
 
 __all__ = (
     "RECORD_KEY",
+    "RecordError",
     "SegmentChanges",
     "SentRecord",
     "digest",
     "message_digest",
     "prefix_digests",
     "read_record",
+    "record_data",
+    "record_problem",
+    "rejections",
 )
 
 RECORD_KEY = "lionagi_turns.prompt_cache"
 _VERSION = 1
+_STABLE_BLOCKS = 2  # the system text and the tool section
+_NO_TEXT = (
+    "'text' is neither a string nor a list of parts led by a text part; its durable view is "
+    "sent instead"
+)
+_BAD_STABLE = (
+    f"'stable_blocks' is not a list of 1 to {_STABLE_BLOCKS} strings (the system text and the "
+    "tool section); it is ignored"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +72,13 @@ class SentRecord:
     it only; ``messages``/``prefix``: the request's message count and their digest;
     ``changes``: what this request changed; ``stable_blocks``: the stable segment's text, on
     the conversation's first instruction and on each one that changed it (so a saved branch,
-    which holds no tool functions, still shows its stable segment). Plain JSON, so it survives
-    ``Branch.to_dict()`` / ``from_dict()`` and plain lionagi, which never reads it.
+    which holds no tool functions, still shows its tool section); ``fold``: the context blocks
+    first returned on this call, which its text carries (None when none). Plain JSON, so it
+    survives ``Branch.to_dict()`` / ``from_dict()`` and plain lionagi, which never reads it.
+    What a historical instruction sends from it is checked by ``_cache_sent``.
     """
 
-    text: str | list[dict[str, Any]]
+    text: str | list[dict[str, Any]] | None  # None: the stored value was not a text
     basis: str
     stable: str
     conversation: str
@@ -64,6 +87,8 @@ class SentRecord:
     prefix: str
     changes: SegmentChanges
     stable_blocks: tuple[str, ...] | None = None
+    fold: tuple[ContextBlock, ...] | None = None
+    flaws: tuple[str, ...] = ()  # fields read as absent (never stored: ``to_metadata``)
 
     def to_metadata(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -84,44 +109,143 @@ class SentRecord:
             out["blocks"] = [[b.provider_name, b.content] for b in self.blocks]
         if self.stable_blocks is not None:
             out["stable_blocks"] = list(self.stable_blocks)
+        if self.fold is not None:
+            out["fold"] = [[b.provider_name, b.content] for b in self.fold]
         return out
 
     @classmethod
     def from_metadata(cls, data: Any) -> SentRecord | None:
-        """The record, or None for anything that is not a well-formed record of this version."""
-        if not isinstance(data, Mapping) or data.get("v") != _VERSION:
-            return None
+        """The record, or None for anything that is not a well-formed record of this version
+        (``record_problem`` names what is wrong)."""
         try:
-            blocks = data.get("blocks")
-            stable_blocks = data.get("stable_blocks")
-            changes = data["changes"]
-            return cls(
-                text=data["text"],
-                basis=str(data["basis"]),
-                stable=str(data["stable"]),
-                conversation=str(data["conversation"]),
-                blocks=(
-                    None
-                    if blocks is None
-                    else tuple(ContextBlock(str(n), str(c)) for n, c in blocks)
-                ),
-                messages=int(data["messages"]),
-                prefix=str(data["prefix"]),
-                changes=SegmentChanges(
-                    bool(changes["stable"]), bool(changes["conversation"]), bool(changes["rewrite"])
-                ),
-                stable_blocks=(
-                    None if stable_blocks is None else tuple(str(b) for b in stable_blocks)
-                ),
-            )
-        except (KeyError, TypeError, ValueError):
+            return _parse(data)
+        except RecordError:
             return None
+
+
+class RecordError(ValueError):
+    """A ``metadata[RECORD_KEY]`` value that is not a well-formed record of this version."""
+
+
+_HEX = frozenset("0123456789abcdef")
+
+
+def _digest_field(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if type(value) is not str or len(value) != 64 or not _HEX.issuperset(value):
+        raise RecordError(f"{key!r} is not a SHA-256 hex digest")
+    return value
+
+
+def _text_field(value: Any) -> str | list[dict[str, Any]] | None:
+    """``value`` when it is a text (a string, or a list of parts led by a text part), else
+    None: the record is still read, but it holds no text to send."""
+    if type(value) is str:
+        return value
+    if type(value) is list and value and all(type(p) is dict for p in value):
+        first = value[0]
+        if first.get("type") == "text" and type(first.get("text")) is str:
+            return value
+    return None
+
+
+def _blocks_field(value: Any, key: str) -> tuple[ContextBlock, ...] | None:
+    if value is None:
+        return None
+    if type(value) is not list:
+        raise RecordError(f"{key!r} is not a list of [provider, content] pairs")
+    out = []
+    for pair in value:
+        if type(pair) is not list or len(pair) != 2:
+            raise RecordError(f"{key!r} is not a list of [provider, content] pairs")
+        try:
+            out.append(ContextBlock(pair[0], pair[1]))
+        except (TypeError, ValueError):
+            raise RecordError(f"{key!r} holds a pair that is not a context block") from None
+    return tuple(out)
+
+
+def _parse(data: Any) -> SentRecord:
+    """``data`` as a ``SentRecord``; ``RecordError`` naming the first field that is wrong. Only
+    plain JSON data is read: a ``dict`` (exactly), whose fields have their JSON types."""
+    if type(data) is not dict:
+        raise RecordError(f"the record is a {type(data).__name__}, not a JSON object")
+    if data.get("v") != _VERSION or type(data.get("v")) is not int:
+        raise RecordError(f"'v' is {data.get('v')!r}, not {_VERSION}")
+    messages = data.get("messages")
+    if type(messages) is not int or messages < 1:
+        raise RecordError("'messages' is not a positive integer")
+    changes = data.get("changes")
+    if type(changes) is not dict or any(
+        type(changes.get(k)) is not bool for k in ("stable", "conversation", "rewrite")
+    ):
+        raise RecordError("'changes' is not an object of three booleans")
+    flaws = []
+    text = _text_field(data.get("text"))
+    if text is None:
+        flaws.append(_NO_TEXT)
+    stable_blocks = data.get("stable_blocks")
+    if stable_blocks is not None and (
+        type(stable_blocks) is not list
+        or not 1 <= len(stable_blocks) <= _STABLE_BLOCKS
+        or any(type(b) is not str for b in stable_blocks)
+    ):
+        flaws.append(_BAD_STABLE)
+        stable_blocks = None
+    return SentRecord(
+        text=text,
+        basis=_digest_field(data, "basis"),
+        stable=_digest_field(data, "stable"),
+        conversation=_digest_field(data, "conversation"),
+        blocks=_blocks_field(data.get("blocks"), "blocks"),
+        messages=messages,
+        prefix=_digest_field(data, "prefix"),
+        changes=SegmentChanges(changes["stable"], changes["conversation"], changes["rewrite"]),
+        stable_blocks=None if stable_blocks is None else tuple(stable_blocks),
+        fold=_blocks_field(data.get("fold"), "fold"),
+        flaws=tuple(flaws),
+    )
+
+
+def record_data(message: Any) -> Any:
+    """What ``message`` holds under ``RECORD_KEY``: None when its ``metadata`` is not a
+    ``dict`` or lacks the key."""
+    metadata = getattr(message, "metadata", None)
+    return metadata.get(RECORD_KEY) if type(metadata) is dict else None
+
+
+def rejections(
+    positions: Sequence[int], view: Sequence[UUID], instructions: Sequence[Any],
+    datas: Sequence[Any], records: Sequence[SentRecord | None],
+) -> tuple[tuple[int, UUID, str], ...]:
+    """The instructions whose record data is present but not a record, or whose ``metadata``
+    is not a ``dict`` (so no record is read from it), with the reason."""
+    out = []
+    for position, message, data, record in zip(
+        positions, instructions, datas, records, strict=True
+    ):
+        if data is not None and (record is None or record.flaws):
+            out.append((position, view[position], record_problem(data) or "not a record"))
+        elif type(message.metadata) is not dict:
+            kind = type(message.metadata).__name__
+            out.append((position, view[position], f"its metadata is a {kind}, not a dict"))
+    return tuple(out)
+
+
+def record_problem(data: Any) -> str | None:
+    """Why ``data`` (a ``metadata[RECORD_KEY]`` value, not None) is not a record, or which of
+    its fields are read as absent (``SentRecord.flaws``); None when it is a flawless record."""
+    try:
+        record = _parse(data)
+    except RecordError as exc:
+        return f"{exc}; the record is ignored"
+    return "; ".join(record.flaws) or None
 
 
 def read_record(message: Any) -> SentRecord | None:
-    """The ``SentRecord`` an instruction carries, or None."""
-    metadata = getattr(message, "metadata", None)
-    return SentRecord.from_metadata(metadata.get(RECORD_KEY)) if metadata else None
+    """The ``SentRecord`` an instruction carries, or None (none, or not well-formed)."""
+    data = record_data(message)
+    return None if data is None else SentRecord.from_metadata(data)
 
 
 # ``json.dumps`` with these options builds this very encoder on every call; one instance, same

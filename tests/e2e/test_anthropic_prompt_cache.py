@@ -360,6 +360,59 @@ def test_a_reloaded_branch_continues_the_same_cached_prefix(uninstalled: None) -
                for m in instructions)
 
 
+def reload_session(reload: bool) -> Callable[[AnthropicServer], Awaitable[Any]]:
+    """Two ``operate`` rounds with tools and a response format, then (``reload``) a save with
+    lionagi's own ``Branch.to_dict()`` and a reload with its ``Branch.from_dict()`` (the tools
+    registered again: a saved branch holds no functions), then one more ``communicate``."""
+
+    async def drive(server: AnthropicServer) -> None:
+        server.script(step(0, CALLS[0]), step(1, None))
+        branch = Branch(system=SYSTEM, chat_model=anthropic(server), tools=TOOLS)
+        await branch.operate(instruction="round 0", response_format=Step, actions=True)
+        await branch.operate(instruction="round 1", response_format=Step, actions=True)
+        if reload:
+            saved = json.loads(json.dumps(branch.to_dict(), default=str))
+            branch = Branch.from_dict(saved, chat_model=anthropic(server))
+            assert branch.msgs.system is None  # lionagi 0.36's from_dict
+            branch.register_tools(TOOLS)
+        await branch.communicate("question 2")
+
+    return drive
+
+
+def session(install: bool, reload: bool) -> tuple[list[dict[str, Any]], list[Any]]:
+    with AnthropicServer() as server:
+        if install:
+            lionagi_turns.install()
+        try:
+            asyncio.run(reload_session(reload)(server))
+        finally:
+            lionagi_turns.uninstall()
+        return server.bodies(), server.usages()
+
+
+def test_a_branch_reloaded_by_lionagis_from_dict_sends_what_it_would_have_sent(
+    uninstalled: None,
+) -> None:
+    on, on_usage = session(True, reload=False)
+    reloaded, reloaded_usage = session(True, reload=True)
+    off, off_usage = session(False, reload=True)
+    assert len(on) == len(reloaded) == len(off) == 3
+    # After lionagi's own reload the request is the one the same conversation sends without
+    # it, the branch's system text included, and it reads the cached prefix.
+    assert reloaded == on
+    assert reloaded[-1]["system"][0]["text"] == SYSTEM
+    assert reloaded_usage[-1] == on_usage[-1] and reloaded_usage[-1].cache_read > 0
+    assert reloaded_usage[-1].cache_read == (
+        on_usage[-2].cache_read + on_usage[-2].write_5m + on_usage[-2].write_1h
+        + on_usage[-2].uncached)  # all of the previous request
+    # lionagi 0.36 itself sends no system after its reload and reads nothing from the cache.
+    assert off[-1].get("system") is None or SYSTEM not in json.dumps(off[-1]["system"])
+    assert off_usage[-1].cache_read == 0
+    assert reloaded_usage[-1].cost() < off_usage[-1].cost()
+    assert sum(u.cost() for u in reloaded_usage) < sum(u.cost() for u in off_usage)
+
+
 def test_account_counts_a_stable_change_and_a_history_rewrite(uninstalled: None) -> None:
     holder: dict[str, Branch] = {}
 

@@ -31,7 +31,7 @@ from lionagi_turns import (
     compile_chat_request,
     to_provider_messages,
 )
-from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
+from lionagi_turns._cache_layout import RECORD_KEY, compile_cached, tool_section
 from lionagi_turns._cache_memo import _slots, prefix_digests, slot_count
 from lionagi_turns._cache_record import SegmentChanges, SentRecord, digest
 from lionagi_turns._cache_record import prefix_digests as plain_prefix_digests
@@ -48,6 +48,10 @@ from ._tools import convert, lookup
 
 class Answer(BaseModel):
     answer: str
+
+
+def lookup_schema() -> dict[str, Any]:
+    return Branch(tools=[lookup]).acts.schema_list[0]  # type: ignore[no-any-return]
 
 
 def outcome(
@@ -90,13 +94,17 @@ def request(branch: Branch, text: str = "What next?", **kwargs: Any) -> TurnRequ
 
 def sent_as(
     message: Instruction, text: str, *, first: bool = False, results: list[Any] | None = None
-) -> None:
-    """Give a stored instruction the record of having been sent as ``text`` (its durable
-    rendering, with ``results``, is the basis, so the profile sends ``text`` while that
-    rendering holds)."""
+) -> Any:
+    """Give a stored instruction the record of having been sent with ``text`` as its response
+    format (its durable rendering, with ``results``, is the basis, so the profile sends the
+    recorded text while that rendering holds); returns the recorded text."""
     rendered, _ = render_view(message.content, results=results or [])
+    sent: Any = f"{rendered}\nResponseFormat: {text}" if isinstance(rendered, str) else [
+        {"type": "text", "text": f"{rendered[0]['text']}\nResponseFormat: {text}"},
+        *rendered[1:],
+    ]
     record = SentRecord(
-        text=text,
+        text=sent,
         basis=digest(rendered),
         stable=digest(("Be careful.",)),
         conversation=digest(()),
@@ -107,13 +115,17 @@ def sent_as(
         stable_blocks=("Be careful.",) if first else None,
     )
     message.metadata[RECORD_KEY] = record.to_metadata()
+    return sent
+
+
+SENT: dict[str, Any] = {}
 
 
 def recorded_convo() -> Convo:
     convo = Convo()
-    sent_as(convo.i1, "first, as sent", first=True)
-    sent_as(convo.i2, "second, as sent")
-    sent_as(convo.i3, "third, as sent", results=[action_result(convo.resp)])
+    SENT["first"] = sent_as(convo.i1, "first, as sent", first=True)
+    SENT["second"] = sent_as(convo.i2, "second, as sent")
+    SENT["third"] = sent_as(convo.i3, "third, as sent", results=[action_result(convo.resp)])
     # i3's request: the five messages before it and itself, as the profile compiles them now
     with no_fast_path():  # no memo written yet
         sent = compile_cached(convo.branch, request(convo.branch), None).compiled.messages[:5]
@@ -152,7 +164,7 @@ def test_a_recorded_history_sends_what_was_sent() -> None:
     convo = recorded_convo()
     outcome_ = both(convo.branch, request(convo.branch))
     texts = [m["content"] for m in outcome_[1]]
-    assert "second, as sent" in texts and "first, as sent" in texts
+    assert SENT["second"] in texts and SENT["first"] in texts and SENT["third"] in texts
 
 
 def test_the_next_turn_resumes_and_a_record_edit_walks_in_full(full_walks: list[int]) -> None:
@@ -277,8 +289,8 @@ def _edit_text(c: Convo) -> None:
     c.i2.metadata[RECORD_KEY]["text"] = "edited in place"
 
 
-def _edit_nested(c: Convo) -> None:
-    c.i1.metadata[RECORD_KEY]["stable_blocks"][0] = "Another system."
+def _edit_nested(c: Convo) -> None:  # a recorded tool section, appended in place
+    c.i1.metadata[RECORD_KEY]["stable_blocks"].append(tool_section([lookup_schema()]))
 
 
 def _edit_blocks(c: Convo) -> None:
@@ -348,10 +360,12 @@ def test_edits_of_the_durable_record(name: str) -> None:
 
 def test_a_record_that_is_not_json_is_read_afresh_every_time() -> None:
     convo = recorded_convo()
-    _not_json(convo)
+    convo.i2.metadata[RECORD_KEY]["extra"] = ("a", "tuple")  # not JSON; the record still reads
     req = request(convo.branch)
     first = both(convo.branch, req)
-    convo.i2.metadata[RECORD_KEY]["text"] = ("another", "tuple")
+    extra = convo.i2.metadata[RECORD_KEY]["extra"]
+    sent_as(convo.i2, "second, sent again")
+    convo.i2.metadata[RECORD_KEY]["extra"] = extra
     assert both(convo.branch, req) != first
 
 

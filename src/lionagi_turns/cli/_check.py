@@ -15,7 +15,12 @@ Warnings (the ADR's render rules kept, shown so nothing is sent unseen):
 - ``empty_instruction``: a retained instruction that renders whitespace-only, so it is sent as
   the user message ``{}``;
 - ``empty_assistant``: a retained assistant response (or run of them) whose text is empty, so it
-  is left out and the user messages around it are sent adjacent.
+  is left out and the user messages around it are sent adjacent;
+- ``prompt_cache_record``: a prompt-cache record (``metadata["lionagi_turns.prompt_cache"]``)
+  the prompt-cache profile does not use: not a well-formed record, a recorded sent text that
+  does not verify (its durable view is sent instead), or a recorded stable segment without a
+  tool section the profile renders (``_cache_layout.compile_cached``'s ``audit``). Looked for
+  only when the view holds a record.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .._cache_layout import compile_cached
+from .._cache_record import record_data
 from .._compiler import Trace, compile_traced
 from .._errors import with_notes
 from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
@@ -124,6 +131,27 @@ def _rendered_warnings(trace: Trace) -> list[dict[str, Any]]:
     return out
 
 
+def _record_warnings(branch: Any) -> list[dict[str, Any]]:
+    """The prompt-cache records of the view the profile does not use (module docstring)."""
+    pile: dict[UUID, Any] = branch.msgs.messages.collections
+    view = select_ids(branch, None)
+    if not any(record_data(pile.get(uid)) is not None for uid in view):
+        return []
+    try:
+        result = compile_cached(branch, next_request(branch, None), None, audit=True)
+    except (ValueError, TypeError):  # the default compile accepted it; reported there if not
+        return []
+    return [
+        _entry(
+            "prompt_cache_record",
+            ("recorded stable segment: " if i.position is None else "") + i.reason,
+            [] if i.position is None else [i.position],
+            [] if i.id is None else [i.id],
+        )
+        for i in result.ignored
+    ]
+
+
 def check_report(loaded: LoadedBranch) -> dict[str, Any]:
     """The ``check --format json`` object, shape ``lionagi-turns/check@1`` (``_shape``): ``ok``
     (no defect), ``defects``, ``warnings``, ``view_records`` (each record of the view: position,
@@ -144,7 +172,7 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
                 )
             )
         else:
-            warnings = _rendered_warnings(trace)
+            warnings = _rendered_warnings(trace) + _record_warnings(branch)
     records = []
     msgs: Any = branch.msgs
     pile: dict[UUID, Any] = msgs.messages.collections

@@ -4,11 +4,12 @@
 (``_compile.turn_fields``; ``sections`` counts the payload's ``system`` blocks too: the stable
 segment's system text as ``system`` and its tool section as ``tools``, the conversation
 segment as ``context_blocks``) plus ``integration._cache.prompt_cache_view`` of the turn:
-``segments`` (each with ``characters`` and ``tokens``), ``marks``, ``changes``, ``system``,
-``messages``. A saved branch holds no tool functions, so the stable segment is the one last
-recorded on the branch. ``render_prompt_cache`` is its text view: one row per system block
-and message with its size and mark, what changed against the previous recorded request (why
-the next call does or does not read the cache), then the sections table.
+``segments`` (each with ``characters`` and ``tokens``), ``marks``, ``changes``,
+``ignored_records``, ``system``, ``messages``. A saved branch holds no tool functions, so the
+stable segment is the branch's system text and the tool section last recorded on the branch.
+``render_prompt_cache`` is its text view: one row per system block and message with its size
+and mark, what changed against the previous recorded request (why the next call does or does
+not read the cache), one line per ignored record, then the sections table.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, A
         },
         "marks": view["marks"],
         "changes": view["changes"],
+        "ignored_records": view["ignored_records"],
         "system": view["system"],
         "messages": view["messages"],
     }
@@ -138,6 +140,13 @@ def render_prompt_cache(console: Console, report: dict[str, Any], measured: Meas
         + (", ".join(changed) if changed else "none")
         + (f" · previous request ended at messages[{previous}]" if previous is not None else "")
     )
+    for ignored in report["ignored_records"]:
+        where = (
+            "recorded stable segment"
+            if ignored["position"] is None
+            else f"record at position {ignored['position']} (id {ignored['id']})"
+        )
+        console.print(inert_text(f"ignored {where}: {ignored['reason']}", "yellow"))
     render_sections(console, report, measured, _notes(report, measured))
 
 

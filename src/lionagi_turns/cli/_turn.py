@@ -88,7 +88,8 @@ def turn_spec(
     record = read_record(stored) if profile == "prompt-cache" else None
     recorded: list[str] = []
     if record is not None:
-        recorded.append("sent_text")
+        if record.text is not None:  # None: the stored text was not a text (ignored)
+            recorded.append("sent_text")
         if record.blocks is not None and not blocks:
             blocks = record.blocks
             recorded.append("context_blocks")

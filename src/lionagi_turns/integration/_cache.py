@@ -10,7 +10,9 @@ ordered stable blocks.
 ``prompt_cache_view(branch, request)`` is the same compile shown for a person (the CLI's
 ``compile --profile prompt-cache``): the three segments, the payload's ``system`` and
 ``messages`` with the marks the Anthropic projection places, one line per mark naming its
-segment and lifetime, and what changed against the previous recorded request.
+segment and lifetime, what changed against the previous recorded request, and every
+prompt-cache record the compile did not use (``ignored_records``: position, id, reason; see
+``_cache_layout.compile_cached``'s ``audit``).
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ def prompt_cache_traced(
     branch: Branch, request: TurnRequest, tool_schemas: list[Any] | None = None
 ) -> tuple[dict[str, Any], CachedCompile]:
     """``prompt_cache_view`` and the compile it shows (its trace holds the fold plan)."""
-    result = compile_cached(branch, request, tool_schemas)
+    result = compile_cached(branch, request, tool_schemas, audit=True)
     layout = result.layout
     payload: dict[str, Any] = {
         "system": [{"type": "text", "text": t} for t in layout.system_blocks],
@@ -92,6 +94,9 @@ def prompt_cache_traced(
         "marks": marks,
         "changes": {"stable": changes.stable, "conversation": changes.conversation,
                     "history_rewrite": changes.rewrite},
+        "ignored_records": [
+            {"position": i.position, "id": i.id, "reason": i.reason} for i in result.ignored
+        ],
         "system": payload["system"],
         "messages": payload["messages"],
     }
