@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from lionagi import Branch
 
@@ -73,3 +75,24 @@ def test_when_only_lionagi_sends_its_payload_is_shown(run_cli, tmp_path) -> None
     assert "lionagi sends messages[0]" in run.stdout
     assert "second, unanswered" not in run.stdout.split("lionagi sends")[1]  # dropped
     assert "intended: consecutive-instructions" in run.stdout
+
+
+def test_lionagi_payload_with_parts_that_are_not_objects_is_shown_not_measured(
+    run_cli, tmp_path
+) -> None:
+    """A stored assistant response that is a list of non-objects: lionagi sends it as content
+    parts, the compiler refuses it. diff shows both, without sizes for lionagi's side (found
+    by test_hostile's mutation property)."""
+    branch = Branch()
+    branch.msgs.add_message(instruction="q")
+    branch.msgs.add_message(assistant_response="a")
+    data = branch.to_dict(mode="json")
+    data["messages"]["collections"][1]["content"]["assistant_response"] = [1, "a"]
+    path = tmp_path / "parts.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    run = run_cli("diff", str(path), "--format", "json")
+    assert run.code == 1, run.stderr
+    assert run.stderr == ""
+    report = run.json()
+    assert report["lionagi_sections"] is None and report["sections"] is None
+    assert report["compiled_error"].startswith("TypeError: assistant_response is of type")

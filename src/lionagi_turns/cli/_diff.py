@@ -87,9 +87,12 @@ def diff_report(
         sections = compiled_turn(loaded, spec)[0]["sections"]
     except (ValueError, TypeError):  # the compiler rejects it: compiled_error says why
         sections = None
-    legacy_sections = (
-        None if comparison.legacy is None else measure(comparison.legacy, None, ()).sections
-    )
+    try:
+        legacy_sections = (
+            None if comparison.legacy is None else measure(comparison.legacy, None, ()).sections
+        )
+    except TypeError:  # lionagi's own payload holds content no section can measure (shown as is)
+        legacy_sections = None
     return {
         **header("diff", loaded),
         "instruction": spec.text,
