@@ -2,29 +2,40 @@
 
 The public API is exactly ``__all__`` (pinned by ``tests/unit/test_public_api.py``); every
 module whose name starts with ``_`` is internal. Layout: ``docs/architecture.md``.
+
+With a lionagi other than 0.36.x the package still imports: ``IntegrationError`` and
+``__version__`` are there, ``install()`` and its siblings raise ``IntegrationError`` naming the
+installed and the supported versions, and every other public name raises it on access
+(``_support``); nothing reaches lionagi's internals.
 """
 
-from . import _moved
-from ._cache_account import PromptCacheAccount, PromptCacheCall, prompt_cache_account
-from ._compiler import compile_chat_request
-from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
-from ._durable import DurableInstructionContent, durable_instruction
-from ._envelope import decode_context_section, encode_context_section
-from ._fast.switch import no_fast_path
-from ._history import HistoryError, UnknownMessageTypeError
-from ._providers import check_image_hosts, to_provider_messages
-from .integration import (
-    IntegrationError,
-    TurnsCompatibilityWarning,
-    install,
-    installed,
-    is_installed,
-    mark_unanswered_turns,
-    uninstall,
-)
-from .integration._prepare_compat import prepare_messages_for_chat
+from typing import TYPE_CHECKING
 
-_moved.register()
+from ._support import IntegrationError, unsupported_lionagi, unsupported_module
+
+__version__ = "0.3.0"
+
+if TYPE_CHECKING or unsupported_lionagi() is None:
+    from . import _moved
+    from ._cache_account import PromptCacheAccount, PromptCacheCall, prompt_cache_account
+    from ._compiler import compile_chat_request
+    from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
+    from ._durable import DurableInstructionContent, durable_instruction
+    from ._envelope import decode_context_section, encode_context_section
+    from ._fast.switch import no_fast_path
+    from ._history import HistoryError, UnknownMessageTypeError
+    from ._providers import check_image_hosts, to_provider_messages
+    from .integration import (
+        TurnsCompatibilityWarning,
+        install,
+        installed,
+        is_installed,
+        mark_unanswered_turns,
+        uninstall,
+    )
+    from .integration._prepare_compat import prepare_messages_for_chat
+
+    _moved.register()
 
 __all__ = (
     "CompiledChatRequest",
@@ -54,4 +65,7 @@ __all__ = (
     "uninstall",
 )
 
-__version__ = "0.2.0"
+_INTEGRATION = ("install", "installed", "is_installed", "uninstall")
+
+if not TYPE_CHECKING and unsupported_lionagi() is not None:
+    __getattr__ = unsupported_module(unsupported_lionagi(), __all__, _INTEGRATION)

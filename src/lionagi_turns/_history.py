@@ -193,6 +193,9 @@ def _walk(
     pending = out.pending
     pending_sources = out.pending_sources
     seen: set[UUID] = set()
+    # The instruction seen last in this walk, retained or not: the one a next instruction
+    # directly follows (an unretained one sits between it and the last retained turn).
+    prior: tuple[int, UUID] | None = None
     for position in range(start, len(records)):
         msg = records[position]
         if msg is None:
@@ -233,14 +236,19 @@ def _walk(
                     turns.append(AssistantTurn([msg], [position]))
             case "instruction":
                 last = turns[-1] if turns else None
+                before = prior
+                prior = (position, uid)
                 if isinstance(last, InstructionTurn):
+                    at, before_id = (
+                        before if before is not None else (last.position, last.message.id)
+                    )
                     defects.append(
                         Defect(
                             "consecutive_instructions",
                             f"instruction at position {position} (id {uid}) directly follows "
-                            f"the instruction at position {last.position} (id {last.message.id})",
-                            (last.position, position),
-                            (str(last.message.id), str(uid)),
+                            f"the instruction at position {at} (id {before_id})",
+                            (at, position),
+                            (str(before_id), str(uid)),
                         )
                     )
                     # Keep walking to report every defect; the later one is not retained.

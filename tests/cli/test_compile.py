@@ -114,7 +114,7 @@ def test_text_view_marks_fold_sections_and_envelope(run_cli) -> None:
     assert "LIONAGI_CONTEXT_BLOCKS_JSON" in context[0]
     assert "END_LIONAGI_CONTEXT_BLOCKS_JSON" in context[-1]
     assert any("Answer in at most three sentences" in line for line in labelled("guidance"))
-    assert "[0] user" in run.stdout and "fold: system + context + guidance" in run.stdout
+    assert "[0] user  carries system text + context blocks + guidance" in run.stdout
     assert "[4] user" in run.stdout and "current turn (placeholder" in run.stdout
     assert "Sections" in run.stdout
 

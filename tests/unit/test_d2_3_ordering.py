@@ -91,6 +91,26 @@ def test_every_consecutive_pair_is_reported() -> None:
     assert len(raised.value.__notes__) == 3  # one per defect, then the next step
 
 
+def test_a_third_adjacent_instruction_is_said_to_follow_the_second() -> None:
+    """The unretained middle instruction sits between the first and the third: each defect
+    names the instruction directly before it."""
+    b = branch()
+    i1 = add_instruction(b, "q1")
+    i2 = add_instruction(b, "q2")
+    i3 = add_instruction(b, "q3")
+    add_assistant(b, "a")
+    with pytest.raises(HistoryError) as raised:
+        compile_now(b)
+    assert [(d.positions, d.ids) for d in raised.value.defects] == [
+        ((0, 1), (str(i1.id), str(i2.id))),
+        ((1, 2), (str(i2.id), str(i3.id))),
+    ]
+    assert raised.value.__notes__[1] == (
+        f"instruction at position 2 (id {i3.id}) directly follows the instruction at "
+        f"position 1 (id {i2.id})"
+    )
+
+
 def test_systemful_history_starting_with_an_assistant_raises_the_adr_error() -> None:
     b = branch("policy")
     a0 = add_assistant(b, "hello first")

@@ -1,26 +1,34 @@
 """ADR-0007 Amendment 1 (D7 section bounds, D8 section authority, the tool_results section) as
 an opt-in compile profile. The default profile (``lionagi_turns.compile_chat_request``) is
 unchanged; this package has its own contracts with the amended fields.
+
+With a lionagi other than 0.36.x this module still imports, and each name raises
+``IntegrationError`` on access (``lionagi_turns._support``).
 """
 
-from ._compile import compile_chat_request
-from ._contracts import (
-    CompiledChatRequest,
-    CompiledMessage,
-    ContextBlock,
-    LeftOut,
-    LeftOutReason,
-    SectionAuthority,
-    SectionBound,
-    SectionBudgetRefused,
-    SectionBudgets,
-    TurnRequest,
-)
-from ._integration import last_skip_reading
-from ._report import bounds_rows, compile_report, exclusions_rows
-from ._sections import decode_context_section, encode_context_section, marker
-from ._skips import SkipReading, UndeterminedSkip, read_skips
-from ._views import EXCLUSIONS_KEY, ViewExclusions, view_exclusions
+from typing import TYPE_CHECKING
+
+from .._support import unsupported_lionagi, unsupported_module
+
+if TYPE_CHECKING or unsupported_lionagi() is None:
+    from ._compile import compile_chat_request
+    from ._contracts import (
+        CompiledChatRequest,
+        CompiledMessage,
+        ContextBlock,
+        LeftOut,
+        LeftOutReason,
+        SectionAuthority,
+        SectionBound,
+        SectionBudgetRefused,
+        SectionBudgets,
+        TurnRequest,
+    )
+    from ._integration import last_skip_reading
+    from ._report import bounds_rows, compile_report, exclusions_rows
+    from ._sections import decode_context_section, encode_context_section, marker
+    from ._skips import SkipReading, UndeterminedSkip, read_skips
+    from ._views import EXCLUSIONS_KEY, ViewExclusions, view_exclusions
 
 __all__ = (
     "EXCLUSIONS_KEY",
@@ -48,3 +56,6 @@ __all__ = (
     "read_skips",
     "view_exclusions",
 )
+
+if not TYPE_CHECKING and unsupported_lionagi() is not None:
+    __getattr__ = unsupported_module(unsupported_lionagi(), __all__, ())

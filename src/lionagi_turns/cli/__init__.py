@@ -11,8 +11,25 @@
 - ``_read``: reading a branch file, bounded, as strict JSON;
 - ``_load``: loading that JSON as a lionagi 0.36 branch, its stored view kept;
 - ``_views``: inert text, bounded bodies and the console every text view prints to.
+
+With a lionagi other than 0.36.x, ``main`` prints one line naming the installed and the
+supported versions on standard error and exits 2, whatever the arguments; ``app`` is not there.
 """
 
-from ._app import app, main
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .._support import unsupported_lionagi
+
+if TYPE_CHECKING or unsupported_lionagi() is None:
+    from ._app import app, main
+else:
+
+    def main(argv: Sequence[str] | None = None) -> None:
+        """The console-script entry point when lionagi is unsupported: exit 2, one line."""
+        print(f"lionagi-turns: {unsupported_lionagi()}", file=sys.stderr)
+        raise SystemExit(2)
+
 
 __all__ = ("app", "main")

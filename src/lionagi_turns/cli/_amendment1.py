@@ -53,6 +53,10 @@ def parse_budgets(values: Sequence[str]) -> SectionBudgets:
                 f"--budget #{i + 1} {value[:60]!r} is not SECTION=N with SECTION one of "
                 f"{', '.join(SECTIONS)} and N a whole number of tokens"
             )
+        if name in budgets:
+            raise ValueError(
+                f"--budget #{i + 1} sets {name} again; give each section's budget once"
+            )
         budgets[name] = int(number)
     return SectionBudgets(**budgets)
 

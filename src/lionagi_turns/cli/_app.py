@@ -18,7 +18,8 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
   order), rebuilt from the records before it (``_turn``); 2 for a K out of range.
 - ``diff PATH [--instruction TEXT] [--context NAME=TEXT]... [--format text|json]``: lionagi
   0.36's own payload next to the compiled one, a unified diff per message, each labelled with
-  its intended-difference registry entry. 0 every difference is registered, 1 any is not.
+  its intended-difference registry entry. 0 every difference is registered, 1 any is not or the
+  compiler rejects the history.
 - ``diff A B ...``: how the next request differs between two saved branches, per message and
   section (``_branch_diff``). 0 the same request, 1 they differ or either is rejected.
 - ``check PATH [--format text|json]``: every defect the compiler would reject, with positions and
@@ -41,14 +42,16 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from enum import StrEnum
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 # Effective for lionagi settings read after this point; the loader also pins the branch's log
 # manager to never save (_load), since the package may have imported lionagi already.
 os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 
 import typer
+from typer.core import TyperCommand
 
+from .. import __version__
 from .._contracts import ContextBlock
 from ._check import check_report, render_check
 from ._compile import compile_error, compiled_turn, render_compile
@@ -63,23 +66,81 @@ from ._inputs import (
     load,
     turn_inputs,
 )
-from ._load import DEFAULT_MAX_BYTES, LoadedBranch, one_line
+from ._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch, one_line
 from ._prompt_cache import prompt_cache_turn, render_prompt_cache
 from ._sections import Measured
 from ._turn import turn_spec
-from ._views import bounded_line, console, inert, print_json
+from ._views import ClosedPipe, bounded_line, console, inert, print_json
+
+if TYPE_CHECKING:
+    from typer._click.core import Context  # the type typer's Command.parse_args declares
 
 __all__ = ("app", "main")
 
 MAX_BYTES_ENV = "LIONAGI_TURNS_MAX_BYTES"
 
+_TERMS = (
+    "Words the output uses (docs/glossary.md explains each, with an example): the view is "
+    "the stored messages lionagi sends, in order; the fold is the system text, context "
+    "blocks and guidance, placed at the top of the first message sent; a context block is "
+    "extra text given with --context NAME=TEXT, sent as one JSON object; guidance is an "
+    "instruction's own extra directions.\n\n"
+    "Exit codes: 0 ok; 1 the compiler rejects the history (diff: also a difference that is "
+    "not an intended one); 2 unusable input or option; 3 internal error.\n\n"
+    "PATH - reads the saved branch from standard input. NO_COLOR=1 turns colour off."
+)
+
 app = typer.Typer(
     name="lionagi-turns",
     help="See, diff and check exactly what a saved lionagi branch sends to the model next.",
-    no_args_is_help=True,
-    add_completion=False,
+    epilog=_TERMS,
     pretty_exceptions_enable=False,
 )
+
+
+class _Once(TyperCommand):
+    """A command whose single-valued options may each be given once: a repeat is bad input
+    (exit 2), never the last one silently kept."""
+
+    def parse_args(self, ctx: Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            _, _, order = self.make_parser(ctx).parse_args(args=list(args))
+            seen: set[str | None] = set()
+            for param in order:
+                if getattr(param, "multiple", True) or not getattr(param, "opts", None):
+                    continue
+                if param.name in seen:
+                    raise Fail(
+                        EXIT_BAD_INPUT,
+                        f"bad option: {'/'.join(param.opts)} is given more than once; give it once",
+                    )
+                seen.add(param.name)
+        return super().parse_args(ctx, args)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"lionagi-turns {__version__} (lionagi {LIONAGI_VERSION})")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback(invoke_without_command=True)
+def _root(
+    ctx: typer.Context,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_print_version,
+            is_eager=True,
+            help="Print the versions of lionagi-turns and lionagi, then exit.",
+        ),
+    ] = False,
+) -> None:
+    """Without a command: the help, exit 0."""
+    if ctx.invoked_subcommand is None:
+        print(ctx.get_help())
+        raise typer.Exit(EXIT_OK)
 
 
 class Format(StrEnum):
@@ -101,7 +162,8 @@ ContextOpt = Annotated[
         "--context",
         "-c",
         metavar="NAME=TEXT",
-        help="Add a context block from provider NAME (repeatable, kept in order).",
+        help="Extra text for this call from a context provider NAME, sent in the first message "
+        "as one JSON object per block (repeatable, kept in order).",
     ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
@@ -114,7 +176,12 @@ MaxBytesOpt = Annotated[
         help="Refuse a branch file larger than this many bytes (checked before reading).",
     ),
 ]
-PathArg = Annotated[str, typer.Argument(help="A saved branch: the JSON of Branch.to_dict().")]
+PathArg = Annotated[
+    str,
+    typer.Argument(
+        help="A saved branch: the JSON of Branch.to_dict(), or - to read it from standard input."
+    ),
+]
 OtherArg = Annotated[
     str | None,
     typer.Argument(help="diff: a second saved branch, to compare the two next requests."),
@@ -131,8 +198,10 @@ ProfileOpt = Annotated[
     Profile,
     typer.Option(
         "--profile",
-        help="Compile profile: the seed ADR (default), Amendment 1, or the prompt-cache "
-        "layout of an endpoint that places the prompt cache (ADR-0127).",
+        help="How the request is laid out: default (ADR-0007, what install() sends), "
+        "amendment1 (each section within a token budget, saying what it left out), "
+        "prompt-cache (for endpoints that cache the start of a request: the parts that do not "
+        "change first, with cache marks).",
     ),
 ]
 BudgetOpt = Annotated[
@@ -140,7 +209,9 @@ BudgetOpt = Annotated[
     typer.Option(
         "--budget",
         metavar="SECTION=N",
-        help="amendment1: a section's budget in o200k tokens (repeatable; default unbounded).",
+        help="With --profile amendment1: the most tokens (o200k) SECTION may take: system, "
+        "instruction, history, context or tool_results (repeatable, once per section; default "
+        "no limit).",
     ),
 ]
 
@@ -174,7 +245,7 @@ def _compiled(loaded: LoadedBranch, build: Callable[[], _R]) -> _R:
         raise _too_deep(loaded.path) from None
 
 
-@app.command("compile")
+@app.command("compile", cls=_Once, epilog=_TERMS)
 def compile_command(
     path: PathArg,
     instruction: InstructionOpt = None,
@@ -185,8 +256,9 @@ def compile_command(
     budget: BudgetOpt = None,
     at: AtOpt = None,
 ) -> None:
-    """Print the provider messages the next turn sends (ADR-0007 compile_chat_request), or
-    with --at K those the K-th recorded instruction's request sent."""
+    """Print the messages the next call sends to the model, as lionagi-turns compiles them:
+    the stored history, then the current instruction (a placeholder unless --instruction); with
+    --at K, those the K-th recorded instruction's request sent."""
     if profile is Profile.amendment1 or budget:
         _amended(path, instruction, context, format, max_bytes, profile, budget or [], at)
         return
@@ -243,12 +315,12 @@ def _amended(
     render_amended(console(), report, measured)
 
 
-@app.command("check")
+@app.command("check", cls=_Once, epilog=_TERMS)
 def check_command(
     path: PathArg, format: FormatOpt = Format.text, max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES
 ) -> None:
-    """List every defect the compiler would reject in the stored view, with positions and ids,
-    and warnings for what it sends that a reviewer should see."""
+    """List every problem that makes the compiler reject the stored messages (position, id and
+    what to do), and warnings for what it sends that a reviewer should see."""
     loaded = load(path, max_bytes)
     try:
         report = check_report(loaded)
@@ -262,7 +334,7 @@ def check_command(
         raise typer.Exit(EXIT_REJECTED)
 
 
-@app.command("diff")
+@app.command("diff", cls=_Once, epilog=_TERMS)
 def diff_command(
     path: PathArg,
     other: OtherArg = None,
@@ -271,8 +343,9 @@ def diff_command(
     format: FormatOpt = Format.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
 ) -> None:
-    """Show lionagi 0.36's payload against the compiled one, labelled by intended difference;
-    with a second branch, how the next request differs between the two."""
+    """Show what lionagi 0.36 itself would send next against what lionagi-turns sends, each
+    difference labelled with the intended difference that explains it; with a second branch,
+    how the next request differs between the two."""
     loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
     if other is not None:
         _branch_diff(loaded, load(other, max_bytes), instruction, blocks, format)
@@ -283,7 +356,7 @@ def diff_command(
         print_json(report)
     else:
         render_diff(console(), report)
-    if not report["ok"]:
+    if not report["ok"] or report["compiled_error"]:
         raise typer.Exit(EXIT_REJECTED)
 
 
@@ -315,10 +388,37 @@ def _fail(code: int, message: str) -> SystemExit:
     return SystemExit(code)
 
 
+# Options whose value is one of a fixed set: the set named in words when a value is not in it.
+_CHOICES: dict[str, type[StrEnum]] = {"profile": Profile, "format": Format}
+
+
+def _bad_choice(exc: Exception) -> str | None:
+    """The plain-words message for a value outside an option's fixed set, else None."""
+    param = getattr(exc, "param", None)
+    choices = _CHOICES.get(getattr(param, "name", None) or "")
+    if choices is None or type(exc).__name__ != "BadParameter":
+        return None
+    names = "/".join(getattr(param, "opts", ()))
+    return f"bad option: {names} takes one of: {', '.join(c.value for c in choices)}"
+
+
+def _closed_pipe() -> SystemExit:
+    """Standard output was closed by the reader (``| head``): stop quietly with 0."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the flush at exit must not fail again
+    except (OSError, ValueError, AttributeError):  # not a real file (captured in process)
+        pass
+    return SystemExit(EXIT_OK)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """Console-script entry point; exits (``SystemExit``) with the documented code."""
+    """Console-script entry point; exits (``SystemExit``) with the documented code. A reader
+    that closes standard output early (``| head``) ends it quietly with 0."""
     try:
         code = app(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except (ClosedPipe, BrokenPipeError):
+        raise _closed_pipe() from None
     except Fail as exc:
         raise _fail(exc.code, str(exc)) from None
     except typer.Exit as exc:
@@ -332,7 +432,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         format_message = getattr(exc, "format_message", None)
         exit_code = getattr(exc, "exit_code", None)
         if callable(format_message) and isinstance(exit_code, int):
-            raise _fail(EXIT_BAD_INPUT, format_message()) from None
+            raise _fail(EXIT_BAD_INPUT, _bad_choice(exc) or format_message()) from None
         if os.environ.get("LIONAGI_TURNS_DEBUG"):
             raise
         raise _fail(
@@ -341,4 +441,3 @@ def main(argv: Sequence[str] | None = None) -> None:
             "(set LIONAGI_TURNS_DEBUG=1 for the traceback)",
         ) from None
     raise SystemExit(code if isinstance(code, int) else EXIT_OK)
-

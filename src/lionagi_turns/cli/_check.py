@@ -29,13 +29,14 @@ from typing import Any
 from uuid import UUID
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from .._cache_layout import compile_cached
 from .._cache_record import record_data
 from .._compiler import Trace, compile_traced
-from .._errors import with_notes
+from .._errors import DEFECT_RULES, with_notes
 from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
 from .._parts import check_image_detail
 from ._amendment1 import exclusions_rows, render_exclusions
@@ -44,7 +45,7 @@ from ._load import LoadedBranch, one_line
 from ._shape import header
 from ._views import inert_text
 
-__all__ = ("check_report", "render_check")
+__all__ = ("check_report", "next_step", "render_check", "short_ids")
 
 
 def _entry(kind: str, message: str, positions: list[int], ids: list[str]) -> dict[str, Any]:
@@ -196,20 +197,47 @@ def check_report(loaded: LoadedBranch) -> dict[str, Any]:
     }
 
 
-def _entries_table(entries: list[dict[str, Any]], style: str) -> Table:
-    table = Table(show_edge=False, pad_edge=False)
-    table.add_column("kind", style=style)
-    table.add_column("positions", justify="right")
-    table.add_column("ids", overflow="fold")
-    table.add_column("detail", overflow="fold")
-    for d in entries:
-        table.add_row(
-            d["kind"],
-            ", ".join(str(p) for p in d["positions"]) or "—",
-            "\n".join(d["ids"]) or "—",
-            inert_text(d["message"]),
-        )
-    return table
+# The next step of check's own kinds; the compiler's kinds take theirs from DEFECT_RULES.
+_NEXT_STEPS = {
+    "image_detail": "Set the instruction's image_detail to low, high or auto, or remove it.",
+    "compile_error": "Run `lionagi-turns compile` on this file to see the whole error.",
+    "empty_instruction": "Give the instruction visible text, or leave it out of the "
+    "progression, unless the model should see that message.",
+    "empty_assistant": "Record the response's text, or leave it out of the progression, "
+    "unless the user messages should reach the model adjacent.",
+}
+SHORT_ID = 8
+
+
+def next_step(kind: str) -> str:
+    """What to do about an entry of ``kind`` (a defect or a warning)."""
+    rule = DEFECT_RULES.get(kind)  # type: ignore[call-overload]
+    return rule.hint if rule is not None else _NEXT_STEPS[kind]
+
+
+def short_ids(ids: list[str]) -> dict[str, str]:
+    """Each id's shortest prefix of at least ``SHORT_ID`` characters that no other id in
+    ``ids`` starts with (a whole id when none is shorter)."""
+    unique = sorted(set(ids))
+    size = SHORT_ID
+    while size < max((len(i) for i in unique), default=0) and len({i[:size] for i in unique}) < len(
+        unique
+    ):
+        size += 1
+    return {i: i[:size] for i in unique}
+
+
+def _entries(console: Console, entries: list[dict[str, Any]], style: str) -> None:
+    """One block per entry: its kind and positions, what is wrong (whole ids, wrapped only
+    between words), the ids on their own lines and the next step."""
+    for n, d in enumerate(entries, 1):
+        at = ", ".join(str(p) for p in d["positions"])
+        where = f" at position {at}" if len(d["positions"]) == 1 else f" at positions {at}"
+        console.print(Text.assemble(f"{n}. ", (d["kind"], style), where if d["positions"] else ""))
+        console.print(Padding(inert_text(d["message"]), (0, 0, 0, 3)))
+        for uid in d["ids"]:
+            console.print(Padding(Text.assemble(("id ", "dim"), inert_text(uid)), (0, 0, 0, 3)))
+        console.print(Padding(Text(f"next step: {next_step(d['kind'])}", "cyan"), (0, 0, 0, 3)))
 
 
 def render_check(console: Console, report: dict[str, Any]) -> None:
@@ -239,10 +267,10 @@ def render_check(console: Console, report: dict[str, Any]) -> None:
     for note in report["notes"]:
         console.print(inert_text(f"note: {note}", "yellow"))
     if defects:
-        console.print(_entries_table(defects, "bold red"))
+        _entries(console, defects, "bold red")
     if warnings:
         console.print(Text("warnings (sent as shown; not defects):", style="yellow"))
-        console.print(_entries_table(warnings, "bold yellow"))
+        _entries(console, warnings, "bold yellow")
     render_exclusions(console, report["view_exclusions"])
     if not defects and not warnings:
         return
@@ -250,15 +278,21 @@ def render_check(console: Console, report: dict[str, Any]) -> None:
     for d in [*defects, *warnings]:
         for p in d["positions"]:
             flagged.setdefault(p, []).append(d["kind"])
-    view = Table(title="View", title_justify="left", show_edge=False, pad_edge=False)
-    view.add_column("pos", justify="right")
+    short = short_ids([r["id"] for r in report["view_records"]])
+    view = Table(
+        title="View (short ids; --format json has them whole)",
+        title_justify="left",
+        show_edge=False,
+        pad_edge=False,
+    )
+    view.add_column("pos", justify="right", no_wrap=True)
     view.add_column("id", no_wrap=True)
-    view.add_column("record")
+    view.add_column("record", no_wrap=True)
     view.add_column("defects / warnings", style="red")
     for record in report["view_records"]:
         view.add_row(
             str(record["position"]),
-            record["id"],
+            inert_text(short[record["id"]]),
             record["kind"] or Text("— missing —", style="red"),
             ", ".join(flagged.get(record["position"], [])),
         )

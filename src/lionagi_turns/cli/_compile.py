@@ -207,12 +207,19 @@ def _print_header(console: Console, loaded: LoadedBranch, report: dict[str, Any]
     header.append("lionagi-turns compile ", style="bold")
     header.append_text(inert_text(loaded.path))
     console.print(Rule(header))
+    sent = len(report["messages"])
     facts = Text()
-    facts.append(f"view: {loaded.view_name} ({len(loaded.view)} records) · ")
-    facts.append(f"system: {'yes' if loaded.branch.msgs.system is not None else 'no'} · ")
-    facts.append(f"context blocks: {len(report['context_blocks'])} · ")
-    facts.append(f"{len(report['messages'])} message(s) to send")
+    facts.append(
+        f"messages sent: {sent} ({sent - 1} from the history, read from the "
+        f"{len(loaded.view)} record(s) listed in {loaded.view_name}, then the current turn) · "
+    )
+    facts.append(f"system text: {'yes' if loaded.branch.msgs.system is not None else 'no'} · ")
+    facts.append(f"context blocks: {len(report['context_blocks'])}")
     console.print(facts)
+    fold = report["fold"]
+    if fold["sections"]:
+        parts = " + ".join(_FOLD_WORDS.get(label, label) for label in fold["sections"])
+        console.print(f"{parts} placed in message [{fold['message_index']}] (the fold)")
     for note in loaded.notes:
         console.print(inert_text(f"note: {note}", "yellow"))
     render_at(console, report)
@@ -243,6 +250,11 @@ def render_at(console: Console, report: dict[str, Any]) -> None:
         )
 
 
+# The fold's parts in words, for the tag of the message that carries them.
+_FOLD_WORDS = {"system": "system text", "context": "context blocks", "guidance": "guidance"}
+_FOLDED = "carries {}"
+
+
 def _message_panel(
     i: int,
     message: dict[str, Any],
@@ -253,7 +265,7 @@ def _message_panel(
     """Message ``i``'s panel; ``folded`` are the fold's parts when it carries the fold."""
     role = message["role"]
     current = i == len(report["messages"]) - 1
-    tags = ["fold: " + " + ".join(label for label, _ in folded)] if folded else []
+    tags = [_FOLDED.format(" + ".join(_FOLD_WORDS[label] for label, _ in folded))] if folded else []
     if not current:
         tags.append("history")
     elif report["instruction_is_placeholder"]:

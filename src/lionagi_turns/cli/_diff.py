@@ -3,7 +3,9 @@ difference labelled with the intended-difference registry entry that explains it
 
 ``diff_report`` is pure (it imports the characterization registry, the one command that does)
 and returns the ``lionagi-turns/diff@1`` shape; ``render_diff`` is its text view. Exit 0 when
-every difference is registered, 1 otherwise. ``sections`` are the compiled request's
+every difference is registered and the compiler accepts the history; 1 when a difference is not
+registered or the compiler rejects the history (``compiled_error``: then nothing is sent,
+whatever lionagi does). ``sections`` are the compiled request's
 (``_sections``; None when the compiler rejects the history); ``lionagi_sections`` are
 lionagi's payload split by message only (``history``, ``current_turn``: lionagi keeps no fold
 plan, so its system, guidance and context count in the message that carries them).
@@ -85,9 +87,12 @@ def diff_report(
         sections = compiled_turn(loaded, spec)[0]["sections"]
     except (ValueError, TypeError):  # the compiler rejects it: compiled_error says why
         sections = None
-    legacy_sections = (
-        None if comparison.legacy is None else measure(comparison.legacy, None, ()).sections
-    )
+    try:
+        legacy_sections = (
+            None if comparison.legacy is None else measure(comparison.legacy, None, ()).sections
+        )
+    except TypeError:  # lionagi's own payload holds content no section can measure (shown as is)
+        legacy_sections = None
     return {
         **header("diff", loaded),
         "instruction": spec.text,
@@ -169,6 +174,17 @@ def render_diff(console: Console, report: dict[str, Any]) -> None:
         console.print(_intended(report, label, "intended: "))
     for problem in report["unexplained"]:
         console.print(Text.assemble(("NOT REGISTERED: ", "bold red"), inert_text(problem)))
+    if report["ok"] and report["compiled_error"]:
+        console.print(
+            Text.assemble(
+                ("✗ the compiler rejects this history", "bold red"),
+                " (every difference from lionagi is an intended one); run `lionagi-turns "
+                "check ",
+                inert_text(report["path"]),
+                "` to list every defect",
+            )
+        )
+        return
     if report["ok"]:
         console.print(Text("✓ every difference is an intended one", style="bold green"))
         return

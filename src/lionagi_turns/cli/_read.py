@@ -6,7 +6,8 @@ Contract:
   symlinks; a FIFO, a device such as ``/dev/zero`` or a socket is refused without being opened
   for reading, so nothing blocks) of at most ``max_bytes`` bytes (``DEFAULT_MAX_BYTES``,
   64 MiB; the CLI's ``--max-bytes`` or ``LIONAGI_TURNS_MAX_BYTES`` sets it). The size is checked
-  on the path, again on the opened file, and while reading.
+  on the path, again on the opened file, and while reading. The path ``-`` is standard input
+  (``STDIN``): read to its end, bounded by ``max_bytes`` while reading; errors name it ``-``.
 - ``parse_json(raw, path)``: strict UTF-8 JSON: no repeated key in an object, no
   ``NaN``/``Infinity`` or number that overflows a float, no integer of more digits than Python
   converts (4,300 by default), no lone surrogate in a string or key, at most ``MAX_DEPTH``
@@ -21,12 +22,14 @@ import math
 import os
 import re
 import stat
+import sys
 from pathlib import Path
 from typing import Any
 
 __all__ = (
     "DEFAULT_MAX_BYTES",
     "MAX_DEPTH",
+    "STDIN",
     "BranchLoadError",
     "one_line",
     "parse_json",
@@ -35,6 +38,7 @@ __all__ = (
 
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024
 MAX_DEPTH = 128
+STDIN = "-"
 
 
 class BranchLoadError(ValueError):
@@ -49,6 +53,8 @@ class BranchLoadError(ValueError):
 def read_branch_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
     """The bytes of ``path`` if it is a regular file of at most ``max_bytes`` bytes; checked
     before reading (see the module contract). BranchLoadError otherwise."""
+    if str(path) == STDIN:
+        return _read_stdin(max_bytes)
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -81,6 +87,20 @@ def read_branch_file(path: str | Path, max_bytes: int = DEFAULT_MAX_BYTES) -> by
     if size > max_bytes:
         _too_big(path, size, max_bytes, grew=True)
     return b"".join(chunks)
+
+
+def _read_stdin(max_bytes: int) -> bytes:
+    """Standard input to its end, refused once it holds more than ``max_bytes`` bytes."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise BranchLoadError(STDIN, "standard input is closed; pipe a saved branch into it")
+    try:
+        data = stream.read(max_bytes + 1)
+    except OSError as exc:
+        raise BranchLoadError(STDIN, f"cannot be read ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        _too_big(STDIN, len(data), max_bytes, grew=True)
+    return bytes(data)
 
 
 _FILE_KINDS = (

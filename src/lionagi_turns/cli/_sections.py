@@ -49,10 +49,14 @@ def count_tokens(text: str) -> int:
 
 
 def text_parts(content: Any) -> tuple[list[str], int]:
-    """The texts a message's content sends, in order, and its number of images."""
+    """The texts a message's content sends, in order, and its number of images; TypeError for
+    content that is neither text nor a list of part objects."""
     if isinstance(content, str):
         return [content], 0
     if isinstance(content, list):
+        odd = next((p for p in content if not isinstance(p, dict)), None)
+        if odd is not None:
+            raise TypeError(f"message content holds a {type(odd).__name__} part, not an object")
         texts = [str(p.get("text", "")) for p in content if p.get("type") == "text"]
         images = sum(1 for p in content if p.get("type") == "image_url")
         return texts, images

@@ -37,6 +37,7 @@ __all__ = (
     "LINE_TAIL",
     "MAX_BODY_LINES",
     "MAX_LINE_CHARS",
+    "ClosedPipe",
     "Row",
     "bounded_line",
     "bounded_rows",
@@ -126,13 +127,27 @@ def _row(index: int, line: str) -> Row:
     return Row(index, text, hidden)
 
 
+class ClosedPipe(Exception):
+    """Standard output was closed by its reader (``| head``). Not an ``OSError``, so nothing on
+    the way to the CLI's ``main`` turns it into an exit code; ``main`` ends quietly with 0."""
+
+
+class _Console(Console):
+    """A console whose closed standard output raises ``ClosedPipe`` instead of Rich's exit 1."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise ClosedPipe
+
+
 def console() -> Console:
     """The console every text view prints to (standard output, no markup or highlighting)."""
-    return Console(highlight=False, soft_wrap=False, markup=False, emoji=False)
+    return _Console(highlight=False, soft_wrap=False, markup=False, emoji=False)
 
 
 def print_json(value: Any) -> None:
-    """``value`` as indented JSON on standard output, as UTF-8 whatever the locale."""
+    """``value`` as indented JSON on standard output, as UTF-8 whatever the locale;
+    ``ClosedPipe`` when the reader has gone."""
     text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
     try:
         data = text.encode("utf-8")
@@ -140,9 +155,12 @@ def print_json(value: Any) -> None:
         text = json.dumps(value, indent=2) + "\n"
         data = text.encode("ascii")
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    buffer.write(data)
-    buffer.flush()
+    try:
+        if buffer is None:
+            sys.stdout.write(text)
+            return
+        sys.stdout.flush()
+        buffer.write(data)
+        buffer.flush()
+    except BrokenPipeError:
+        raise ClosedPipe from None

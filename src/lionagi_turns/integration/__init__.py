@@ -1,23 +1,32 @@
-"""ADR-0007 D5/D6: lionagi 0.36's call surfaces routed through the compiler."""
+"""ADR-0007 D5/D6: lionagi 0.36's call surfaces routed through the compiler.
 
-from ._adapters import (
-    context_blocks_from_report,
-    legacy_progression,
-    progression_ids,
-    turn_request_from_param,
-)
-from ._install import (
-    IntegrationError,
-    TurnsCompatibilityWarning,
-    build_instruction,
-    install,
-    installed,
-    is_installed,
-    prepare_run_kwargs,
-    propagate_structure,
-    uninstall,
-)
-from ._unanswered import mark_unanswered_turns
+With a lionagi other than 0.36.x this module still imports: ``install()``, ``uninstall()``,
+``installed()`` and ``is_installed()`` raise ``IntegrationError`` naming the installed and the
+supported versions, and every other name raises it on access (``lionagi_turns._support``).
+"""
+
+from typing import TYPE_CHECKING
+
+from .._support import IntegrationError, unsupported_lionagi, unsupported_module
+
+if TYPE_CHECKING or unsupported_lionagi() is None:
+    from ._adapters import (
+        context_blocks_from_report,
+        legacy_progression,
+        progression_ids,
+        turn_request_from_param,
+    )
+    from ._install import (
+        TurnsCompatibilityWarning,
+        build_instruction,
+        install,
+        installed,
+        is_installed,
+        prepare_run_kwargs,
+        propagate_structure,
+        uninstall,
+    )
+    from ._unanswered import mark_unanswered_turns
 
 __all__ = (
     "IntegrationError",
@@ -35,3 +44,8 @@ __all__ = (
     "turn_request_from_param",
     "uninstall",
 )
+
+if not TYPE_CHECKING and unsupported_lionagi() is not None:
+    __getattr__ = unsupported_module(
+        unsupported_lionagi(), __all__, ("install", "installed", "is_installed", "uninstall")
+    )

@@ -78,6 +78,7 @@ import anyio
 
 from .._compiler import compile_chat_request
 from .._providers import check_image_hosts, to_provider_messages
+from .._support import REQUIREMENT, SUPPORTED_LIONAGI, IntegrationError, supports
 from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
 from ._anthropic import create_payload as anthropic_create_payload
 from ._budget import get_token_budget
@@ -121,8 +122,6 @@ __all__ = (
     "uninstall",
 )
 
-SUPPORTED_LIONAGI = "0.36"
-
 _PREPARE = "lionagi.operations.chat._prepare"
 _CHAT = "lionagi.operations.chat.chat"
 _RUN = "lionagi.operations.run.run"
@@ -135,10 +134,6 @@ _FOLD = "lionagi.agent.context_fold"
 _HOOKS = "lionagi.operations._api_hooks"
 _BUDGET = "lionagi.service.token_budget"
 _NUDGE = "lionagi.agent.nudge"
-
-
-class IntegrationError(RuntimeError):
-    """lionagi is not the version, or not in the state, that ``install()`` can patch."""
 
 
 class TurnsCompatibilityWarning(UserWarning):
@@ -515,11 +510,11 @@ def _lionagi_version() -> str:
     except importlib.metadata.PackageNotFoundError:
         dist_version = module_version
     for version in (module_version, dist_version):
-        if not (version == SUPPORTED_LIONAGI or version.startswith(SUPPORTED_LIONAGI + ".")):
+        if not supports(version):
             raise IntegrationError(
                 f"lionagi-turns {SUPPORTED_LIONAGI}.x integration cannot patch lionagi "
                 f"{version or '<unknown version>'} (lionagi.__version__={module_version!r}, "
-                f"installed distribution {dist_version!r}); install lionagi>=0.36,<0.37 or call "
+                f"installed distribution {dist_version!r}); install {REQUIREMENT} or call "
                 "compile_chat_request directly without install()"
             )
     return module_version
