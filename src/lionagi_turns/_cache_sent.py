@@ -59,6 +59,8 @@ _KINDS: dict[str, tuple[type, ...]] = {
 # A line where a response section may start: the sections are the rendering's last top-level
 # keys, and a section's own lines at column 0 are list items ("- "), never one of these keys.
 _SECTION_LINE = re.compile(r"^(?:Tools|ResponseSchema|ResponseFormat):", re.MULTILINE)
+_EMPTY_DOC = "{}"  # the rendering of an instruction with no visible section
+_DOC_END = "\n..."  # YAML's document end marker, after a value that keeps its line breaks
 _KEPT_TAILS = 256  # distinct section texts whose check is remembered
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -87,10 +89,62 @@ def verified_text(turn: InstructionTurn, rendered: Content, record: SentRecord) 
     head = _text_part(text)
     if head is None:
         return None
+    if record.fold is None and not _strips_more(turn):
+        joined = _joined(base, head)
+        if joined is not None:
+            return text if joined and _same_rest(text, base, head) else None
     for sections in _shown_sections(head):
         if _render(turn, rendered, record, ShownSections(sections)) == text:
             return text
     return None
+
+
+def _strips_more(turn: InstructionTurn) -> bool:
+    """Whether a string the durable rendering writes (a key or value of the instruction's
+    guidance, instruction, context or results) ends in whitespace: stripping the rendering
+    may then remove more than its final line break."""
+    content = turn.message.content
+    context = content.prompt_context if turn.context is None else turn.context
+    stack: list[Any] = [content.guidance, content.instruction, context, turn.results]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value[-1:].isspace():
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return False
+
+
+def _joined(base: Content, head: str) -> bool | None:
+    """For a rendering no strip shortened but by its final line break: whether ``head`` is
+    ``base``'s text, a line break and the response sections (``base`` ``{}``: the sections
+    alone), as the rendering with those sections is; None when this rule does not decide."""
+    base_text = _text_part(base)
+    if base_text is None or base_text.endswith(_DOC_END):
+        return None  # the document end marker a following section replaces: render again
+    if base_text == _EMPTY_DOC:
+        tail = head
+    elif head.startswith(base_text) and head[len(base_text) : len(base_text) + 1] == "\n":
+        tail = head[len(base_text) + 1 :]
+    else:
+        return False
+    return _sections_of(tail) is not None
+
+
+def _same_rest(text: Content, base: Content, head: str) -> bool:
+    """``text`` is ``base`` with its text (or first, text part's text) replaced by ``head``."""
+    if isinstance(base, str):
+        return isinstance(text, str)
+    return (
+        isinstance(text, list)
+        and len(text) == len(base)
+        and text[0] == {"type": "text", "text": head}
+        and text[1:] == base[1:]
+    )
 
 
 def _text_part(text: Content) -> str | None:
