@@ -3,15 +3,20 @@ renders it: values whose trailing whitespace the durable rendering strips but a 
 response section keeps are sent as recorded, and a text differing from the profile's rendering
 only in whitespace is refused (its durable view is sent and the record reported)."""
 
+import dataclasses
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from lionagi import Branch
 from perf._support import PNG  # type: ignore[import-not-found]
 
-from lionagi_turns import TurnRequest
+from lionagi_turns import TurnRequest, _cache_sent
 from lionagi_turns._cache_layout import RECORD_KEY
-from lionagi_turns._render import render_view
+from lionagi_turns._cache_record import read_record
+from lionagi_turns._history import InstructionTurn
+from lionagi_turns._render import ShownSections, render_view
 from lionagi_turns.integration._cache import compile_for_prompt_cache
 
 from ._records import Answer, next_view
@@ -116,3 +121,42 @@ def test_a_text_differing_only_in_whitespace_from_the_profiles_is_refused(forge:
     record["text"] = honest
     view = next_view(branch)
     assert view["ignored_records"] == [] and as_parts(first_sent(view)) == as_parts(honest)
+
+
+SPACED = st.text(st.sampled_from(["0", "a", " ", "\t", "\n", "\xa0", "\u3000", "-", ":"]),
+                 min_size=1, max_size=6)
+
+
+def _rendered_again(turn: Any, rendered: Any, record: Any) -> bool:
+    """The reference rule: the text equals the instruction rendered again with the response
+    sections it ends in (``ShownSections``)."""
+    head = _cache_sent._text_part(record.text)
+    return head is not None and any(
+        _cache_sent._render(turn, rendered, record, ShownSections(s)) == record.text
+        for s in _cache_sent._shown_sections(head)
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(instruction=SPACED, context=st.lists(SPACED, max_size=1), answer=st.booleans(),
+       edit=st.sampled_from(["none", "rstrip", "blank-line", "space"]))
+def test_the_quick_rule_decides_as_rendering_again(
+    instruction: str, context: list[Any], answer: bool, edit: str
+) -> None:
+    """Whether a text verifies never depends on which rule decided it: for the text the
+    profile wrote and for whitespace edits of it, ``verified_text`` accepts exactly the texts
+    equal to the instruction rendered again with their sections."""
+    _, message = sent_once(instruction, context, answer)
+    honest = message.metadata[RECORD_KEY]["text"]
+    cut = 0 if honest.startswith("Tools:") else honest.rfind("\nTools:")
+    assert cut >= 0
+    head, rest = honest[:cut], honest[cut:]
+    text = {"none": honest, "rstrip": head.rstrip() + rest, "blank-line": f"{head}\n{rest}",
+            "space": f"{head} {rest}"}[edit]
+    rendered, _ = render_view(message.content)
+    record = dataclasses.replace(read_record(message), text=text)
+    turn = InstructionTurn(message, 0)
+    expected = text if _rendered_again(turn, rendered, record) else None
+    assert _cache_sent.verified_text(turn, rendered, record) == expected
+    if edit == "none":
+        assert expected == honest
