@@ -23,6 +23,11 @@ durable view):
 - multimodal content: compared whole, a list equal to the rendering of the same sections
   (its first part the text part, the image parts as ``base`` holds them).
 
+When no string of the instruction ends in whitespace and no fold is recorded, the rendering
+again is not computed: stripping the durable rendering then removes only its final line break,
+so the rendering with the sections is ``base``, a line break and the sections (``{}``: the
+sections alone), which is compared instead (a property test checks both decide alike).
+
 Pure; reads ``turn.message.content`` (durable fields) and ``record`` only. The check of a
 section text is remembered for the last 256 distinct texts (an answer is a function of the
 text alone); the memo of ``_cache_memo`` remembers each record's answer.
