@@ -10,26 +10,34 @@ durable view):
   record holds ``fold`` blocks, the same instruction rendered with those blocks folded as the
   profile folds a later call's blocks into the current instruction (their D3 section, then the
   guidance), the same results and context;
-- a text is ``base`` itself, or ``base`` (without the YAML document end marker ``...`` it ends
-  in when its last value keeps its line breaks), line breaks and the response sections only a
-  current instruction renders (``base`` ``{}``, an instruction with no visible section:
-  the sections alone): ``Tools`` (a list of tool names or schemas), ``ResponseSchema`` (an object),
-  ``ResponseFormat`` (a string or an object), in that order, each at most once, written as the
-  profile writes them: ``minimal_yaml`` of what they load back to (PyYAML's safe loader; no
-  alias), byte for byte;
+- a text is ``base`` itself, or the instruction rendered again as the profile renders a current
+  instruction (with the same fold, results and context) whose call options show exactly the
+  response sections the text ends in, byte for byte (``_render.ShownSections``). Those
+  sections are read from the text's last lines: from one of its last three lines that start
+  with ``Tools:``, ``ResponseSchema:`` or ``ResponseFormat:`` on, the text must be exactly the
+  profile's rendering of the sections it loads back to (``response_sections``: in that order,
+  each at most once, ``Tools`` a list, ``ResponseSchema`` an object, ``ResponseFormat`` a string
+  or an object, no alias). So a text differing from what the profile renders in any byte, even
+  whitespace the durable rendering strips, does not verify;
 - plain content (``plain_content``, which replaces the structured rendering): ``base`` only;
-- multimodal content: a list of the same length as ``base`` whose parts after the first equal
-  ``base``'s and whose first part is a text part (no other key) whose text verifies as above.
+- multimodal content: compared whole, a list equal to the rendering of the same sections
+  (its first part the text part, the image parts as ``base`` holds them).
+
+When no string of the instruction ends in whitespace and no fold is recorded, the rendering
+again is not computed: stripping the durable rendering then removes only its final line break,
+so the rendering with the sections is ``base``, a line break and the sections (``{}``: the
+sections alone), which is compared instead (a property test checks both decide alike).
 
 Pure; reads ``turn.message.content`` (durable fields) and ``record`` only. The check of a
 section text is remembered for the last 256 distinct texts (an answer is a function of the
-text alone).
+text alone); the memo of ``_cache_memo`` remembers each record's answer.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import yaml
@@ -38,7 +46,7 @@ from ._cache_record import digest
 from ._envelope import encode_context_section
 from ._fast.yaml import minimal_yaml
 from ._fold import FoldParts, guidance_text
-from ._render import render_view
+from ._render import CallOptions, ShownSections, render_view
 
 if TYPE_CHECKING:
     from ._cache_record import SentRecord
@@ -53,8 +61,11 @@ _KINDS: dict[str, tuple[type, ...]] = {
     "ResponseSchema": (dict,),
     "ResponseFormat": (str, dict),
 }
-_EMPTY_DOC = "{}"
-_DOC_END = "\n..."
+# A line where a response section may start: the sections are the rendering's last top-level
+# keys, and a section's own lines at column 0 are list items ("- "), never one of these keys.
+_SECTION_LINE = re.compile(r"^(?:Tools|ResponseSchema|ResponseFormat):", re.MULTILINE)
+_EMPTY_DOC = "{}"  # the rendering of an instruction with no visible section
+_DOC_END = "\n..."  # YAML's document end marker, after a value that keeps its line breaks
 _KEPT_TAILS = 256  # distinct section texts whose check is remembered
 _LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -73,63 +84,124 @@ def verified_text(turn: InstructionTurn, rendered: Content, record: SentRecord) 
     text = record.text
     if text is None:
         return None
-    base = _base(turn, rendered, record)
+    base = _render(turn, rendered, record, None)
     if base is None:
         return None
-    plain = bool(turn.message.content.plain_content)
+    if text == base:
+        return text
+    if turn.message.content.plain_content:
+        return None  # its rendering shows no response section
+    head = _text_part(text)
+    if head is None:
+        return None
+    if record.fold is None and not _strips_more(turn):
+        joined = _joined(base, head)
+        if joined is not None:
+            return text if joined and _same_rest(text, base, head) else None
+    for sections in _shown_sections(head):
+        if _render(turn, rendered, record, ShownSections(sections)) == text:
+            return text
+    return None
+
+
+def _strips_more(turn: InstructionTurn) -> bool:
+    """Whether a string the durable rendering writes (a key or value of the instruction's
+    guidance, instruction, context or results) ends in whitespace: stripping the rendering
+    may then remove more than its final line break."""
+    content = turn.message.content
+    context = content.prompt_context if turn.context is None else turn.context
+    stack: list[Any] = [content.guidance, content.instruction, context, turn.results]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value[-1:].isspace():
+                return True
+        elif isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return False
+
+
+def _joined(base: Content, head: str) -> bool | None:
+    """For a rendering no strip shortened but by its final line break: whether ``head`` is
+    ``base``'s text, a line break and the response sections (``base`` ``{}``: the sections
+    alone), as the rendering with those sections is; None when this rule does not decide."""
+    base_text = _text_part(base)
+    if base_text is None or base_text.endswith(_DOC_END):
+        return None  # the document end marker a following section replaces: render again
+    if base_text == _EMPTY_DOC:
+        tail = head
+    elif head.startswith(base_text) and head[len(base_text) : len(base_text) + 1] == "\n":
+        tail = head[len(base_text) + 1 :]
+    else:
+        return False
+    return _sections_of(tail) is not None
+
+
+def _same_rest(text: Content, base: Content, head: str) -> bool:
+    """``text`` is ``base`` with its text (or first, text part's text) replaced by ``head``."""
     if isinstance(base, str):
-        return text if isinstance(text, str) and _verifies(base, text, plain) else None
-    if not isinstance(text, list) or len(text) != len(base) or text[1:] != base[1:]:
-        return None
-    head, sent = base[0], text[0]
-    if set(sent) != {"type", "text"} or sent.get("type") != "text":
-        return None
-    base_text, sent_text = head.get("text"), sent.get("text")
-    if not isinstance(base_text, str) or not isinstance(sent_text, str):
-        return None
-    return text if _verifies(base_text, sent_text, plain) else None
+        return isinstance(text, str)
+    return (
+        isinstance(text, list)
+        and len(text) == len(base)
+        and text[0] == {"type": "text", "text": head}
+        and text[1:] == base[1:]
+    )
 
 
-def _base(turn: InstructionTurn, rendered: Content, record: SentRecord) -> Content | None:
-    if record.fold is None:
+def _text_part(text: Content) -> str | None:
+    """The text a response section would be in: ``text`` itself, or its first part's text."""
+    if isinstance(text, str):
+        return text
+    if isinstance(text, list) and text and isinstance(text[0], dict):
+        value = text[0].get("text")
+        return value if isinstance(value, str) else None
+    return None
+
+
+def _shown_sections(text: str) -> Iterator[dict[str, Any]]:
+    """The response sections ``text`` may end in, from each of its last three lines that can
+    start one (the sections hold at most three such lines), longest first."""
+    starts = [m.start() for m in _SECTION_LINE.finditer(text)][-len(_SECTIONS) :]
+    for start in starts:
+        sections = _sections_of(text[start:])
+        if sections is not None:
+            yield sections
+
+
+def _render(
+    turn: InstructionTurn, rendered: Content, record: SentRecord, shown: ShownSections | None
+) -> Content | None:
+    """``turn`` rendered with ``record``'s fold (if any) and ``shown`` (None: its durable view,
+    ``rendered`` when there is no fold either); None when the profile cannot render that."""
+    if record.fold is None and shown is None:
         return rendered
     content = turn.message.content
+    options = CallOptions() if shown is None else shown
     try:
-        section = encode_context_section(record.fold)
-        fold = FoldParts("", section, guidance_text(content.guidance))
-        base, _ = render_view(
-            content, results=turn.results, context=turn.context, fold=fold.text, section=section
+        section = encode_context_section(record.fold) if record.fold is not None else ""
+        fold = FoldParts("", section, guidance_text(content.guidance)).text if section else ""
+        text, _ = render_view(
+            content,
+            results=turn.results,
+            context=turn.context,
+            fold=fold,
+            section=section,
+            options=options,
         )
-    except (TypeError, ValueError):  # not a fold this instruction can carry
+    except (TypeError, ValueError):  # not a fold or sections this instruction can carry
         return None
-    return base
-
-
-def _verifies(base: str, text: str, plain: bool) -> bool:
-    if text == base:
-        return True
-    if plain:
-        return False
-    if base == _EMPTY_DOC:
-        tail = text
-    else:
-        # A rendering whose last value is a block kept with its line breaks ends in YAML's
-        # document end marker, which a following section replaces.
-        head = base[: -len(_DOC_END)] if base.endswith(_DOC_END) else base
-        if not text.startswith(head):
-            return False
-        rest = text[len(head) :]
-        tail = rest.lstrip("\n")
-        if not head.endswith("\n") and len(tail) == len(rest):
-            return False  # no line break between the rendering and the sections
-    return _renders_sections(tail)
+    return text
 
 
 @functools.lru_cache(maxsize=_KEPT_TAILS)
-def _renders_sections(tail: str) -> bool:
-    """``response_sections(tail) is not None``, remembered: a conversation's instructions
-    mostly carry the same response sections."""
-    return response_sections(tail) is not None
+def _sections_of(tail: str) -> dict[str, Any] | None:
+    """``response_sections(tail)``, remembered (a conversation's instructions mostly carry the
+    same response sections); the answer is shared, so it is never changed."""
+    return response_sections(tail)
 
 
 def response_sections(tail: str, keys: Sequence[str] = _SECTIONS) -> dict[str, Any] | None:

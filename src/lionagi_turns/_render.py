@@ -8,6 +8,10 @@ Guarantees:
   rules); no stored content object is touched.
 - A historical view renders durable sections only (``CallOptions()``); the current view adds
   the call's Tools, ResponseSchema and ResponseFormat sections from its ``CallOptions``.
+  ``ShownSections`` gives those sections as the values a rendering writes under them (what a
+  recorded text loads back to): the instruction then renders exactly as with call options whose
+  sections display those values (lionagi's section document: Guidance, Instruction, Context,
+  Tools, ResponseSchema, ResponseFormat, empty ones left out, ``minimal_yaml``, stripped).
 - ``context`` replaces the source's prompt context for this rendering only (a compiler step
   such as ReAct's de-dup); action ``results`` are merged after it (ADR D2 §2), or, with
   ``results_section``, rendered by it after the content instead (a profile option).
@@ -24,13 +28,13 @@ Guarantees:
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from ._fast.yaml import instruction_text, minimal_yaml
+from ._fast.yaml import instruction_text, minimal_yaml, section_doc
 from ._fold import Encoding, encode, guidance_text, holds_section
 from ._merge import merge_results
 from ._parts import check_image_detail, image_part
@@ -41,6 +45,7 @@ from ._values import check_value
 __all__ = (
     "CallOptions",
     "Content",
+    "ShownSections",
     "guidance_text",
     "holds_section",
     "merge_results",
@@ -63,6 +68,19 @@ class CallOptions:
 
 
 HISTORICAL = CallOptions()
+
+
+@dataclass(frozen=True, slots=True)
+class ShownSections:
+    """Response sections as a current instruction's rendering writes them: ``sections`` maps
+    ``Tools``, ``ResponseSchema`` and ``ResponseFormat`` (any of them, in that order) to the
+    value written under each. Read only; never changed by rendering."""
+
+    sections: Mapping[str, Any]
+
+
+_RESPONSE_KEYS = ("ResponseSchema", "ResponseFormat")
+_EMPTY: tuple[Any, ...] = (None, "", [], {})  # lionagi's test for a section left out
 
 
 def own_copy(content: Content) -> Content:
@@ -94,7 +112,7 @@ def render_view(
     context: Sequence[Any] | None = None,
     fold: str = "",
     section: str = "",
-    options: CallOptions = HISTORICAL,
+    options: CallOptions | ShownSections = HISTORICAL,
     results_section: ResultsSection | None = None,
 ) -> tuple[Content, Encoding | None]:
     """One instruction as this request renders it, and the fold's encoding (None when ``fold``
@@ -119,7 +137,7 @@ def render_view(
         encoding = "plain" if fold else None
     else:
         def text_with(guidance: Any) -> str:
-            return instruction_text(_content(source, guidance, merged, options))
+            return _structured_text(source, guidance, merged, options)
 
         if fold:
             text, encoding = encode(text_with, fold, section)
@@ -138,7 +156,9 @@ def render_view(
 
 
 def _check_values(
-    source: InstructionContent, results: Sequence[dict[str, Any]], options: CallOptions
+    source: InstructionContent,
+    results: Sequence[dict[str, Any]],
+    options: CallOptions | ShownSections,
 ) -> None:
     """Every value the renderer reads passes ``_values.check_value`` (named by field); text
     fields are text and ``images`` a list."""
@@ -156,10 +176,36 @@ def _check_values(
     check_value(source.prompt_context, "prompt_context")
     for index, result in enumerate(results):
         check_value(result, f"folded action result {index}")
+    if isinstance(options, ShownSections):
+        check_value(dict(options.sections), "the recorded response sections")
+        return
     if options.tool_schemas:
         check_value(list(options.tool_schemas), "TurnRequest.tool_schemas")
     if isinstance(options.response_format, dict):
         check_value(options.response_format, "TurnRequest.response_format")
+
+
+def _structured_text(
+    source: InstructionContent,
+    guidance: Any,
+    context: Sequence[Any],
+    options: CallOptions | ShownSections,
+) -> str:
+    """The structured rendering of ``source`` with ``guidance``, ``context`` and ``options``
+    (module contract)."""
+    if isinstance(options, CallOptions):
+        return instruction_text(_content(source, guidance, context, options))
+    if isinstance(options, ShownSections):
+        shown = options.sections
+        doc = section_doc(guidance, source.instruction, list(context), shown.get("Tools"))
+        for key in _RESPONSE_KEYS:
+            value = shown.get(key)
+            if value not in _EMPTY:
+                doc[key] = value
+        return minimal_yaml(doc).strip()
+    raise TypeError(
+        f"options is of type {type(options).__name__}; give CallOptions or ShownSections"
+    )
 
 
 def _content(

@@ -10,7 +10,7 @@ import copy
 from typing import Any
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from lionagi import Branch
 from perf._support import PNG  # type: ignore[import-not-found]
@@ -161,6 +161,10 @@ VALUE = st.one_of(TEXT, st.integers(), st.lists(TEXT, max_size=2),
     instruction=TEXT, guidance=st.one_of(st.none(), TEXT), context=st.lists(VALUE, max_size=2),
     plain=st.one_of(st.none(), TEXT.filter(bool)), answer=st.booleans(), tools=st.booleans(),
     late=st.one_of(st.none(), TEXT.filter(bool)), image=st.booleans(),
+)
+@example(  # the durable rendering strips the NBSP, the rendering with tools keeps it
+    instruction="0\xa0", guidance=None, context=[], plain=None, answer=False, tools=True,
+    late=None, image=False,
 )
 def test_every_record_the_profile_writes_verifies(
     instruction: str, guidance: str | None, context: list[Any], plain: str | None,
