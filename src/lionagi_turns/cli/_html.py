@@ -28,10 +28,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from .._contracts import CompiledChatRequest
+from .._providers import to_provider_messages
 from ._compile import text_of
-from ._sections import SECTION_NAMES, Measured, count_tokens
+from ._sections import SECTION_NAMES, Measured, count_tokens, measure
 
-__all__ = ("print_html", "request_body", "request_page", "widths")
+__all__ = ("compiled_body", "print_html", "request_body", "request_page", "widths")
 
 _CSS = """
 .lt-request{font:14px/1.45 system-ui,sans-serif;color:#1d2330;max-width:72rem}
@@ -117,7 +119,10 @@ def _sections(measured: Measured) -> list[str]:
 
 
 def _fold(report: dict[str, Any]) -> list[str]:
-    fold = report.get("fold")
+    if "fold" not in report:
+        return ['<h2>Fold</h2><p class="fold-none">the fold plan is not recorded on a compiled '
+                "request (lionagi-turns compile BRANCH --format html shows it)</p>"]
+    fold = report["fold"]
     if not fold or fold.get("message_index") is None:
         return ['<h2>Fold</h2><p class="fold-none">no fold: nothing is folded into a message</p>']
     parts = " + ".join(fold["sections"]) or "none"
@@ -243,6 +248,15 @@ def request_page(report: dict[str, Any], measured: Measured) -> str:
         f"<title>{title}</title></head><body>\n{request_body(report, measured)}\n"
         "</body></html>\n"
     )
+
+
+def compiled_body(request: CompiledChatRequest) -> str:
+    """``request_body`` of a compiled request alone: its messages, sections and bars; it
+    carries no path, profile extras or fold plan, so the fold counts in its message."""
+    messages = to_provider_messages(request)
+    measured = measure(messages, None, ())
+    report = {"profile": "default", "messages": messages, "sections": measured.sections}
+    return request_body(report, measured)
 
 
 def print_html(report: dict[str, Any], measured: Measured) -> None:
