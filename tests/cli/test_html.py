@@ -34,6 +34,7 @@ class Page(HTMLParser):
         self.details: list[str] = []
         self.segments: dict[str, float] = {}
         self.bars: list[float] = []
+        self.parts: list[dict[str, float]] = []
         self.styles: list[str] = []
         self._pre: list[str] | None = None
         self._style: list[str] | None = None
@@ -47,6 +48,9 @@ class Page(HTMLParser):
             self.segments[str(a["data-section"])] = float(width)
         if "row-bar" in classes:
             self.bars.append(float(width))
+            self.parts.append({})
+        if "part" in classes:
+            self.parts[-1][str(a["data-section"])] = float(width)
         if tag == "details":
             self.details.append(str(a.get("data-at")))
         if tag == "pre" and "text" in classes:
@@ -109,6 +113,12 @@ def assert_anatomy(document: str, report: dict[str, Any], system: list[str]) -> 
         assert f"<td class=\"n\">{sections[name]['tokens']:,}</td>" in document
     assert len(page.bars) == len(texts)
     assert round(sum(page.bars), 2) == 100.00
+    for parts in page.parts:
+        assert not parts or round(sum(parts.values()), 2) == 100.00
+    fold = report["fold"]["message_index"]
+    if fold is not None:  # the fold message's bar shows the sections folded into it
+        folded = {"system", "context_blocks", "guidance"} & with_tokens
+        assert folded <= set(page.parts[len(system) + fold]), page.parts
     assert page.details == [*(f"system[{i}]" for i in range(len(system))),
                             *(f"messages[{i}]" for i in range(len(report["messages"])))]
     return page

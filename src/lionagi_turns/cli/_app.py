@@ -28,6 +28,11 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
 ``--format json`` writes one versioned shape per command (``_shape``; the JSON Schema ships in
 ``cli/schema/``).
 
+``compile --format html`` (every profile) prints one self-contained page of the request
+(``_html``); ``--last N`` (``compile``, ``diff``) shortens the text view to the last N messages,
+saying how many it leaves out (JSON and HTML stay complete). On a terminal, a load or compile
+over a second shows a status line on stderr (``_progress``); nothing else is written there.
+
 Every command takes ``--max-bytes N`` (env ``LIONAGI_TURNS_MAX_BYTES``; default 64 MiB), the
 largest file it reads. Every command exits 2 for unusable input (missing or non-regular file,
 over the size limit, not strict JSON, not a lionagi 0.36 branch, bad option) with one line on

@@ -70,16 +70,15 @@ def diff_report(
     for i in range(max(len(legacy), len(compiled))):
         old = legacy[i] if i < len(legacy) else None
         new = compiled[i] if i < len(compiled) else None
-        diff = difflib.unified_diff(
+        # Equal messages have an empty unified diff: skip the matcher (most of a long branch).
+        diff = [] if old == new else list(difflib.unified_diff(
             message_lines(old),
             message_lines(new),
             fromfile=f"lionagi/messages[{i}]",
             tofile=f"lionagi-turns/messages[{i}]",
             lineterm="",
-        )
-        messages.append(
-            {"index": i, "diff": list(diff), "labels": list(comparison.labels.get(i, ()))}
-        )
+        ))
+        messages.append({"index": i, "diff": diff, "labels": list(comparison.labels.get(i, ()))})
     labelled = {label for labels in comparison.labels.values() for label in labels}
     spec = turn_spec(loaded, instruction, blocks, None, "default")
     try:

@@ -13,9 +13,10 @@ Contracts:
   message's exact text (``_compile.text_of``: its text parts, one per line) is in its
   ``<pre class="text">``, not shortened: ``--format html`` shows everything.
 - Bars: the sections bar has one segment per section with tokens, and each message (and, in the
-  prompt-cache profile, each system block) a bar of its share of the request's tokens. Widths
-  are percentages with two decimals, apportioned by largest remainder so that the sections'
-  widths, and the rows' widths, each sum to exactly 100.00 (when the request has any tokens).
+  prompt-cache profile, each system block) a bar of its share of the request's tokens, split
+  in turn by the sections it holds (coloured as in the sections bar). Widths are percentages
+  with two decimals, apportioned by largest remainder so that the sections' widths, the rows'
+  widths, and each row's parts each sum to exactly 100.00 (when there are any tokens).
 - The page shows the profile's extras when the report has them: the fold (``fold``), the
   prompt-cache segments and marks (``segments``, ``marks``, ``system``), and Amendment 1's
   bounds with what was left out and why (``bounds``).
@@ -44,7 +45,8 @@ _CSS = """
 .lt-request td,.lt-request th{padding:.15rem .6rem;text-align:left;border-bottom:1px solid #e3e6ec}
 .lt-request td.n{text-align:right;font-variant-numeric:tabular-nums}
 .lt-request .stack{display:flex;height:1.1rem;border:1px solid #c9ced8;margin:.4rem 0}
-.lt-request .bar{display:inline-block;height:.7rem;background:#5b7bd5;vertical-align:middle}
+.lt-request .bar{display:inline-flex;height:.7rem;vertical-align:middle}
+.lt-request .part{display:inline-block;height:100%}
 .lt-request .track{display:inline-block;width:12rem;background:#eef0f4;vertical-align:middle}
 .lt-request .s-system{background:#a05bd5}.lt-request .s-tools{background:#7f8796}
 .lt-request .s-context_blocks{background:#2aa1b3}.lt-request .s-guidance{background:#d5a22a}
@@ -184,8 +186,11 @@ def _rows(report: dict[str, Any], measured: Measured) -> list[dict[str, Any]]:
     for i, block in enumerate(report.get("system", [])):
         text = str(block.get("text", ""))
         kind = "stable" if i < stable else "conversation"
+        name = "context_blocks" if i >= stable else ("system" if i == 0 else "tools")
+        tokens = count_tokens(text)
         rows.append({"at": f"system[{i}]", "label": f"system[{i}] · {kind} segment",
-                     "tokens": count_tokens(text), "text": text, "images": 0, "tags": []})
+                     "tokens": tokens, "text": text, "images": 0, "tags": [],
+                     "counts": {name: tokens}})
     fold = (report.get("fold") or {}).get("message_index")
     messages = report["messages"]
     for i, message in enumerate(messages):
@@ -195,7 +200,8 @@ def _rows(report: dict[str, Any], measured: Measured) -> list[dict[str, Any]]:
         if i == fold:
             tags.append("fold: " + " + ".join(report["fold"]["sections"]))
         rows.append({"at": f"messages[{i}]", "label": f"messages[{i}] · {message['role']}",
-                     "tokens": size.tokens, "text": text, "images": images, "tags": tags})
+                     "tokens": size.tokens, "text": text, "images": images, "tags": tags,
+                     "counts": size.counts})
     return rows
 
 
@@ -220,11 +226,20 @@ def _messages(report: dict[str, Any], measured: Measured) -> list[str]:
         out.append(
             f'<details class="message" data-at="{_e(row["at"])}"><summary>'
             f'<span class="track"><span class="bar row-bar" style="width:{share:.2f}%">'
-            f"</span></span> <b>{_e(row['label'])}</b>{tags}{marks} · "
+            f"{_parts(row['counts'])}</span></span> <b>{_e(row['label'])}</b>{tags}{marks} · "
             f"{len(row['text']):,} chars · {row['tokens']:,} tokens ({share:.2f}%){images}"
             f'</summary><pre class="text">{_e(row["text"])}</pre></details>'
         )
     return out
+
+
+def _parts(counts: dict[str, int]) -> str:
+    """A message bar's inside: one span per section it holds, its share of the message."""
+    names = [n for n in SECTION_NAMES if counts.get(n)]
+    return "".join(
+        f'<span class="part s-{n}" data-section="{n}" style="width:{w:.2f}%"></span>'
+        for n, w in zip(names, widths([counts[n] for n in names]), strict=True)
+    )
 
 
 def request_body(report: dict[str, Any], measured: Measured) -> str:
