@@ -51,7 +51,7 @@ class Page(HTMLParser):
             self.parts.append({})
         if "part" in classes:
             self.parts[-1][str(a["data-section"])] = float(width)
-        if tag == "details":
+        if tag == "details" and "message" in classes:
             self.details.append(str(a.get("data-at")))
         if tag == "pre" and "text" in classes:
             self._pre = []
@@ -183,6 +183,9 @@ def test_amendment1_page_says_what_was_left_out_and_why(run_cli, tmp_path: Path)
     assert run.code == 0, run.stderr
     assert_anatomy(run.stdout, report, [])
     assert "Amendment 1 sections" in run.stdout
+    for row in report["bounds"]:
+        if row["left_out"]:
+            assert f'<summary>{len(row["left_out"]):,} left out: ' in run.stdout
     for _, entry in left:
         assert f'<li class="left">{html.escape(entry["name"])}: {html.escape(entry["reason"])}' \
             in run.stdout

@@ -47,6 +47,7 @@ _CSS = """
 .lt-request .stack{display:flex;height:1.1rem;border:1px solid #c9ced8;margin:.4rem 0}
 .lt-request .bar{display:inline-flex;height:.7rem;vertical-align:middle}
 .lt-request .part{display:inline-block;height:100%}
+.lt-request .key{display:inline-block;width:.7rem;height:.7rem;margin-right:.35rem}
 .lt-request .track{display:inline-block;width:12rem;background:#eef0f4;vertical-align:middle}
 .lt-request .s-system{background:#a05bd5}.lt-request .s-tools{background:#7f8796}
 .lt-request .s-context_blocks{background:#2aa1b3}.lt-request .s-guidance{background:#d5a22a}
@@ -112,12 +113,18 @@ def _sections(measured: Measured) -> list[str]:
     for n in (*SECTION_NAMES, "total"):
         share = "100.00" if n == "total" and names else f"{shares.get(n, 0.0):.2f}"
         out.append(
-            f'<tr data-section="{n}"><td>{n}</td><td class="n">{rows[n]["characters"]:,}</td>'
+            f'<tr data-section="{n}"><td>{_key(n)}{n}</td>'
+            f'<td class="n">{rows[n]["characters"]:,}</td>'
             f'<td class="n">{rows[n]["tokens"]:,}</td><td class="n">{share}%</td></tr>'
         )
     out.append("</table><p class=\"facts\">tokens: o200k_base, counted offline, each "
                "section's own text on its own</p>")
     return out
+
+
+def _key(name: str) -> str:
+    """The colour key of a section's row in the table (none for the total)."""
+    return "" if name == "total" else f'<span class="key s-{name}"></span>'
 
 
 def _fold(report: dict[str, Any]) -> list[str]:
@@ -148,10 +155,22 @@ def _bounds(report: dict[str, Any]) -> list[str]:
         out.append(
             f"<tr><td>{_e(row['section'])}</td><td>{_e(row['authority'])}</td>"
             f"<td>{_e(row['posture'])}</td><td>{_e(budget)}</td><td class=\"n\">"
-            f"{len(row['kept'])}</td><td>{f'<ul>{left}</ul>' if left else 'none'}</td></tr>"
+            f"{len(row['kept'])}</td><td>{_left_out(row['left_out'], left)}</td></tr>"
         )
     out.append("</table>")
     return out
+
+
+def _left_out(entries: list[dict[str, Any]], items: str) -> str:
+    """What a section left out: none, or how many and why, expandable to each record."""
+    if not entries:
+        return "none"
+    reasons: dict[str, int] = {}
+    for entry in entries:
+        reasons[entry["reason"]] = reasons.get(entry["reason"], 0) + 1
+    why = ", ".join(f"{n:,} {_e(reason)}" for reason, n in reasons.items())
+    return f'<details class="left-out"><summary>{len(entries):,} left out: {why}</summary>' \
+        f"<ul>{items}</ul></details>"
 
 
 def _segments(report: dict[str, Any]) -> list[str]:
