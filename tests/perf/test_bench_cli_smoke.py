@@ -20,5 +20,6 @@ def test_smoke_mode_times_every_command(tmp_path: Path) -> None:
     for name in ("compile --format json", "compile (text)", "compile --last 20",
                  "compile --format html", "check (text)", "diff (text)"):
         assert done.stdout.count(f"\n{name} ") == 2, name  # the built branch and the example
-    assert "n/a" not in done.stdout and "lionagi load (json.loads + Branch.from_dict)" in done.stdout
+    assert "n/a" not in done.stdout
+    assert "lionagi load (json.loads + Branch.from_dict)" in done.stdout
     assert not [p for p in tmp_path.iterdir() if p.name != "home"]
