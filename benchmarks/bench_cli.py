@@ -14,7 +14,8 @@ with ``Branch.to_dict(mode="json")``, and ``examples/support.json``) this prints
 - ``lionagi load``: ``json.loads`` of the file and lionagi 0.36's ``Branch.from_dict`` on it,
   the floor every command stands on; and that load plus lionagi's own payload of the next turn
   (``_prepare_run_kwargs``, through ``characterize.legacy``), the floor of ``diff``, which
-  compares against it;
+  compares against it (the load is also shown with the cyclic garbage collector paused, as
+  ``lionagi_turns.cli.main`` runs every command; the targets use lionagi's default);
 - every command, run in this process through ``lionagi_turns.cli.main(argv)`` with standard
   output written to a temporary file (as a pipe or a redirect would receive it), with its
   ratio to ``compile --format json`` and to the lionagi load, and the bytes it printed.
@@ -129,9 +130,15 @@ def bench_file(path: Path, clock: Clock, runs: int, tmp: Path) -> tuple[float, d
     """The lionagi load's time and each command's, printing the table for ``path``."""
     load = _timed(lambda: lionagi_load(path), clock, runs)
     payload = _timed(lambda: lionagi_payload(path), clock, runs)
+    gc.disable()
+    try:
+        paused = _timed(lambda: lionagi_load(path), clock, runs)
+    finally:
+        gc.enable()
     size = path.stat().st_size
     print(f"\n{path.name}: {size:,} bytes; lionagi load (json.loads + Branch.from_dict) "
-          f"{load:.3f} s; with lionagi's own next payload (_prepare_run_kwargs) {payload:.3f} s")
+          f"{load:.3f} s ({paused:.3f} s with the cyclic collector paused, as the CLI runs); "
+          f"with lionagi's own next payload (_prepare_run_kwargs) {payload:.3f} s")
     print(f"{'command':32} {'seconds':>8} {'/json':>6} {'/load':>6} {'printed':>12}"
           "  (/load of a diff: against load + payload)")
     times: dict[str, float] = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 import os
 import re
@@ -159,3 +160,41 @@ def test_a_terminal_sees_progress_only_after_the_delay(monkeypatch: pytest.Monke
         step("quick")
     assert "quick" not in _read(reader)  # ended before the delay: nothing shown
     os.close(reader)
+
+
+def test_no_cyclic_collection_runs_during_a_command(
+    run_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The collector is paused while the command runs (each pass would walk the loaded branch
+    again) and enabled again after it."""
+    from lionagi_turns.cli import _app
+
+    branch = Branch()
+    for i in range(60):
+        branch.msgs.add_message(instruction=f"q{i}")
+        branch.msgs.add_message(assistant_response=f"a{i}")
+    path = save(branch, tmp_path / "sixty.json")
+    inside: list[bool] = []
+    passes: list[int] = []
+    real = _app._run
+
+    def watched(argv: list[str] | None) -> None:
+        inside.append(gc.isenabled())
+        try:
+            real(argv)
+        finally:
+            inside.append(False)
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and len(inside) == 1:
+            passes.append(info["generation"])
+
+    monkeypatch.setattr(_app, "_run", watched)
+    assert gc.isenabled()
+    gc.callbacks.append(count)
+    try:
+        run = run_cli("compile", str(path), "-f", "json")
+    finally:
+        gc.callbacks.remove(count)
+    assert run.code == 0 and inside == [False, False] and passes == []
+    assert gc.isenabled()

@@ -43,6 +43,7 @@ opens a network connection. Human output shows input text inert and bounded (``_
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -474,7 +475,22 @@ def _closed_pipe() -> SystemExit:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point; exits (``SystemExit``) with the documented code. A reader
-    that closes standard output early (``| head``) ends it quietly with 0."""
+    that closes standard output early (``| head``) ends it quietly with 0.
+
+    The cyclic garbage collector is paused while the command runs and restored (as it was)
+    when it ends: loading a long branch builds millions of objects, and each automatic
+    collection would walk the loaded branch again (about a quarter of the time of a
+    10,000-message ``compile``); reference counting still frees everything not in a cycle."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _run(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(argv: Sequence[str] | None) -> None:
     try:
         code = app(args=list(argv) if argv is not None else None, standalone_mode=False)
     except (ClosedPipe, BrokenPipeError):
