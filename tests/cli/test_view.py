@@ -94,8 +94,7 @@ def test_html_is_for_compile_only(run_cli) -> None:
         run = run_cli(command, SUPPORT, "--format", "html")
         assert run.code == 2 and run.stdout == ""
         assert run.stderr.strip() == (
-            f"lionagi-turns: bad option: --format html is for compile; {command} prints text "
-            "or json"
+            "lionagi-turns: bad option: --format/-f takes one of: text, json"
         )
 
 
@@ -109,7 +108,11 @@ def test_styles_only_on_a_colour_terminal() -> None:
     assert out.colour
     out.write(out.inert("a\x1bb", "red"))
     assert coloured.getvalue() == "\x1b[31ma\x1b[0m\x1b[7m\\x1b\x1b[0m\x1b[31mb\x1b[0m\n"
-    assert sgr("bold magenta") == "1;35"
+    assert sgr("bold magenta") == "1;35" and sgr("bold magenta", colour=False) == "1"
+    hueless = io.StringIO()
+    out = Lines(Console(file=hueless, force_terminal=True, color_system="standard", no_color=True))
+    out.write(out.styled("x", "bold red") + out.styled("y", "green"))
+    assert hueless.getvalue() == "\x1b[1mx\x1b[0my\n"  # NO_COLOR: bold stays, as Rich does
     with pytest.raises(ValueError, match="unknown style 'blink'"):
         sgr("blink")
 

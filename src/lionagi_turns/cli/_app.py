@@ -154,6 +154,13 @@ def _root(
 class Format(StrEnum):
     text = "text"
     json = "json"
+
+
+class PageFormat(StrEnum):
+    """``compile``'s formats: ``check`` and ``diff`` have no page."""
+
+    text = "text"
+    json = "json"
     html = "html"
 
 
@@ -175,12 +182,13 @@ ContextOpt = Annotated[
         "as one JSON object per block (repeatable, kept in order).",
     ),
 ]
-FormatOpt = Annotated[
-    Format,
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+PageFormatOpt = Annotated[
+    PageFormat,
     typer.Option(
         "--format",
         "-f",
-        help="Output format (html: compile only, one self-contained page of the request).",
+        help="Output format (html: one self-contained page showing the request).",
     ),
 ]
 LastOpt = Annotated[
@@ -276,7 +284,7 @@ def compile_command(
     path: PathArg,
     instruction: InstructionOpt = None,
     context: ContextOpt = None,
-    format: FormatOpt = Format.text,
+    format: PageFormatOpt = PageFormat.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
     profile: ProfileOpt = Profile.default,
     budget: BudgetOpt = None,
@@ -298,16 +306,16 @@ def compile_command(
         else:
             report, trace, measured = _compiled(loaded, lambda: measured_turn(loaded, spec))
     if profile is Profile.prompt_cache:
-        if format is Format.json:
+        if format is PageFormat.json:
             print_json(cached)
-        elif format is Format.html:
+        elif format is PageFormat.html:
             print_html(cached, measured)
         else:
             render_prompt_cache(console(), cached, measured, last)
         return
-    if format is Format.json:
+    if format is PageFormat.json:
         print_json(report)
-    elif format is Format.html:
+    elif format is PageFormat.html:
         print_html(report, measured)
     else:
         render_compile(console(), loaded, report, trace, measured, last)
@@ -317,7 +325,7 @@ def _amended(
     path: str,
     instruction: str | None,
     context: list[str] | None,
-    format: Format,
+    format: PageFormat,
     max_bytes: int,
     profile: Profile,
     budget: list[str],
@@ -347,9 +355,9 @@ def _amended(
         spec = turn_spec(loaded, instruction, blocks, at, profile.value)
         step("compiling the request")
         report, measured = _compiled(loaded, build)
-    if format is Format.json:
+    if format is PageFormat.json:
         print_json(report)
-    elif format is Format.html:
+    elif format is PageFormat.html:
         print_html(report, measured)
     else:
         render_amended(console(), report, measured, last)
@@ -361,7 +369,6 @@ def check_command(
 ) -> None:
     """List every problem that makes the compiler reject the stored messages (position, id and
     what to do), and warnings for what it sends that a reviewer should see."""
-    _text_or_json(format, "check")
     with progress() as step:
         loaded = load(path, max_bytes)
         step("checking the history")
@@ -390,7 +397,6 @@ def diff_command(
     """Show what lionagi 0.36 itself would send next against what lionagi-turns sends, each
     difference labelled with the intended difference that explains it; with a second branch,
     how the next request differs between the two."""
-    _text_or_json(format, "diff")
     other_loaded: LoadedBranch | None = None
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
@@ -436,14 +442,6 @@ def _branch_diff(
     )
 
 
-def _text_or_json(format: Format, command: str) -> None:
-    if format is Format.html:
-        raise Fail(
-            EXIT_BAD_INPUT,
-            f"bad option: --format html is for compile; {command} prints text or json",
-        )
-
-
 def _fail(code: int, message: str) -> SystemExit:
     print(f"lionagi-turns: {inert(bounded_line(one_line(message)))}", file=sys.stderr)
     return SystemExit(code)
@@ -459,6 +457,8 @@ def _bad_choice(exc: Exception) -> str | None:
     choices = _CHOICES.get(getattr(param, "name", None) or "")
     if choices is None or type(exc).__name__ != "BadParameter":
         return None
+    if choices is Format and getattr(getattr(exc, "ctx", None), "info_name", None) == "compile":
+        choices = PageFormat  # compile's --format also has html
     names = "/".join(getattr(param, "opts", ()))
     return f"bad option: {names} takes one of: {', '.join(c.value for c in choices)}"
 

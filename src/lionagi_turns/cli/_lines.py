@@ -10,9 +10,9 @@ Contracts of ``Lines``:
 - Every line is written as given plus a line feed, never wrapped or padded (the terminal or
   pager wraps); box-drawing characters frame a message as before (``╭─`` its header, ``│`` its
   lines, ``╰─`` its end).
-- ANSI styles (SGR sequences) are written only when the console is a terminal with colour
-  (``NO_COLOR`` unset); in a pipe, a file or a captured test the output holds no escape
-  character at all.
+- ANSI styles (SGR sequences) are written only when the console is a terminal; with
+  ``NO_COLOR`` set, only bold, dim, italic and reverse (as Rich does); in a pipe, a file or a
+  captured test the output holds no escape character at all.
 - ``inert(text)`` is ``_views.inert(_views.bounded_line(text))``: input text is shown inert
   and bounded exactly as the Rich views show it; on a colour terminal the escapes are styled
   reverse.
@@ -40,32 +40,38 @@ _CODES = {
 }
 
 
-def sgr(style: str) -> str:
-    """The SGR parameters of a space-separated ``style`` of ``_CODES`` names; ValueError
-    names an unknown one."""
+_COLOURS = frozenset({"red", "green", "yellow", "blue", "magenta", "cyan"})
+
+
+def sgr(style: str, colour: bool = True) -> str:
+    """The SGR parameters of a space-separated ``style`` of ``_CODES`` names (without the
+    colours when ``colour`` is False); ValueError names an unknown one."""
     try:
-        return ";".join(_CODES[word] for word in style.split())
+        codes = [_CODES[word] for word in style.split()]
     except KeyError as exc:
         raise ValueError(f"unknown style {exc.args[0]!r}; known: {', '.join(_CODES)}") from None
+    if colour:
+        return ";".join(codes)
+    return ";".join(c for word, c in zip(style.split(), codes, strict=True) if word not in _COLOURS)
 
 
 class Lines:
     """Writes a view's lines to ``console.file`` (see the module contract)."""
 
-    __slots__ = ("_file", "colour", "width")
+    __slots__ = ("_file", "_hues", "colour", "width")
 
     def __init__(self, console: Console) -> None:
         self._file = console.file
-        self.colour = (
-            console.is_terminal and not console.no_color and console.color_system is not None
-        )
+        self.colour = console.is_terminal and console.color_system is not None
+        self._hues = not console.no_color
         self.width = max(console.width, 40)
 
     def styled(self, text: str, style: str) -> str:
-        """``text`` in ``style`` on a colour terminal, else ``text`` itself."""
+        """``text`` in ``style`` on a terminal (see the module contract), else ``text``."""
         if not self.colour or not style or not text:
             return text
-        return f"\x1b[{sgr(style)}m{text}\x1b[0m"
+        codes = sgr(style, self._hues)
+        return f"\x1b[{codes}m{text}\x1b[0m" if codes else text
 
     def inert(self, text: str, style: str = "") -> str:
         """``text`` bounded and inert (see the module contract), in ``style``."""
