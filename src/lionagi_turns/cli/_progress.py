@@ -48,20 +48,22 @@ class _Shown:
     def _text(self) -> str:
         return f"lionagi-turns: {self._stage} ({time.monotonic() - self._start:.0f} s)"
 
+    def __rich__(self) -> str:
+        """The status text as of each refresh (the seconds keep counting)."""
+        return self._text()
+
     def _show(self) -> None:
         with self._lock:
             if self._done:
                 return
             console = Console(stderr=True, highlight=False, markup=False, emoji=False)
-            self._status = Status(self._text(), console=console)
+            self._status = Status(self, console=console)
             self._status.start()
 
     def step(self, stage: str) -> None:
         with self._lock:
             if stage:
                 self._stage = stage
-            if self._status is not None:
-                self._status.update(self._text())
 
     def stop(self) -> None:
         self._timer.cancel()
