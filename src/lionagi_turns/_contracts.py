@@ -185,6 +185,15 @@ class CompiledChatRequest:
             )
         _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "CompiledChatRequest"))
 
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the body of ``lionagi-turns compile --format html``'s page
+        for this request (sections, each message's share of the tokens and exact text,
+        escaped; self-contained, no script). A compiled request records no fold plan, so the
+        fold counts in the message that carries it."""
+        from .cli._html import compiled_body
+
+        return compiled_body(self)
+
     def __deepcopy__(self, memo: dict[int, Any]) -> CompiledChatRequest:
         """An equal compiled request sharing no mutable object with this one."""
         return CompiledChatRequest(

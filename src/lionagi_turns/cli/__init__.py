@@ -10,7 +10,10 @@
 - ``_inputs``: exit codes, option parsing and the next turn's request, shared by the commands;
 - ``_read``: reading a branch file, bounded, as strict JSON;
 - ``_load``: loading that JSON as a lionagi 0.36 branch, its stored view kept;
-- ``_views``: inert text, bounded bodies and the console every text view prints to.
+- ``_views``: inert text, bounded bodies and the console every text view prints to;
+- ``_lines``: the plain lines the per-message views write (ANSI only on a colour terminal);
+- ``_html``: ``compile --format html``'s self-contained page (and ``_repr_html_``'s body);
+- ``_progress``: the status line on a terminal's stderr during a long load.
 
 With a lionagi other than 0.36.x, ``main`` prints one line naming the installed and the
 supported versions on standard error and exits 2, whatever the arguments; ``app`` is not there.

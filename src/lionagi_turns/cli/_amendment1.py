@@ -27,7 +27,16 @@ from .._providers import to_provider_messages
 from ..amendment1 import SectionBudgets, bounds_rows, exclusions_rows
 from ..amendment1._compile import compile_amended_traced
 from ..amendment1._contracts import SECTIONS, ContextBlock, TurnRequest
-from ._compile import fold_parts, fold_report, render_sections, section_notes, text_of, turn_fields
+from ._compile import (
+    fold_parts,
+    fold_report,
+    render_sections,
+    section_notes,
+    shown_from,
+    text_of,
+    turn_fields,
+)
+from ._lines import Lines
 from ._load import LoadedBranch
 from ._sections import Measured, measure
 from ._turn import TurnSpec
@@ -101,7 +110,9 @@ def _left(row: dict[str, Any]) -> str:
     return ", ".join(f"{n} {reason}" for reason, n in counts.items())
 
 
-def render_amended(console: Console, report: dict[str, Any], measured: Measured) -> None:
+def render_amended(
+    console: Console, report: dict[str, Any], measured: Measured, last: int | None = None
+) -> None:
     table = Table(title="Sections (ADR-0007 Amendment 1)", title_justify="left",
                   show_edge=False, pad_edge=False)
     for column in ("section", "authority", "posture", "budget", "kept", "left out"):
@@ -119,14 +130,17 @@ def render_amended(console: Console, report: dict[str, Any], measured: Measured)
             console.print(inert_text(
                 f"  {row['section']}: left out {entry['name']} [{entry['reason']}]{tokens}", "dim"
             ))
-    for i, message in enumerate(report["messages"]):
-        text = text_of(message["content"])[0]
-        console.print(Text(f"[{i}] {message['role']}", style="bold"))
+    out = Lines(console)
+    messages = report["messages"]
+    width = max(console.width, 20)
+    for i in range(shown_from(out, len(messages), last), len(messages)):
+        text = text_of(messages[i]["content"])[0]
+        out.write(out.styled(f"[{i}] ", "bold") + out.inert(messages[i]["role"], "bold"))
         for row in bounded_rows(text.split("\n")):
-            for n, piece in enumerate(wrap_line(row.text, max(console.width, 20))):
-                shown = inert_text(piece if n == 0 else "  " + piece)
-                console.print(shown, soft_wrap=True)
-    console.print()
+            for n, piece in enumerate(wrap_line(row.text, width)):
+                out.write(out.inert(piece if n == 0 else "  " + piece))
+    out.write()
+    out.flush()
     render_sections(console, report, measured, section_notes(report, measured))
 
 

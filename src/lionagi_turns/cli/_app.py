@@ -28,6 +28,11 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
 ``--format json`` writes one versioned shape per command (``_shape``; the JSON Schema ships in
 ``cli/schema/``).
 
+``compile --format html`` (every profile) prints one self-contained page of the request
+(``_html``); ``--last N`` (``compile``, ``diff``) shortens the text view to the last N messages,
+saying how many it leaves out (JSON and HTML stay complete). On a terminal, a load or compile
+over a second shows a status line on stderr (``_progress``); nothing else is written there.
+
 Every command takes ``--max-bytes N`` (env ``LIONAGI_TURNS_MAX_BYTES``; default 64 MiB), the
 largest file it reads. Every command exits 2 for unusable input (missing or non-regular file,
 over the size limit, not strict JSON, not a lionagi 0.36 branch, bad option) with one line on
@@ -38,6 +43,7 @@ opens a network connection. Human output shows input text inert and bounded (``_
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -54,8 +60,9 @@ from typer.core import TyperCommand
 from .. import __version__
 from .._contracts import ContextBlock
 from ._check import check_report, render_check
-from ._compile import compile_error, compiled_turn, render_compile
+from ._compile import compile_error, measured_turn, render_compile
 from ._diff import diff_report, render_diff
+from ._html import print_html
 from ._inputs import (
     DEFAULT_INSTRUCTION,
     EXIT_BAD_INPUT,
@@ -67,6 +74,7 @@ from ._inputs import (
     turn_inputs,
 )
 from ._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch, one_line
+from ._progress import progress
 from ._prompt_cache import prompt_cache_turn, render_prompt_cache
 from ._sections import Measured
 from ._turn import turn_spec
@@ -148,6 +156,14 @@ class Format(StrEnum):
     json = "json"
 
 
+class PageFormat(StrEnum):
+    """``compile``'s formats: ``check`` and ``diff`` have no page."""
+
+    text = "text"
+    json = "json"
+    html = "html"
+
+
 InstructionOpt = Annotated[
     str | None,
     typer.Option(
@@ -167,6 +183,24 @@ ContextOpt = Annotated[
     ),
 ]
 FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+PageFormatOpt = Annotated[
+    PageFormat,
+    typer.Option(
+        "--format",
+        "-f",
+        help="Output format (html: one self-contained page showing the request).",
+    ),
+]
+LastOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--last",
+        metavar="N",
+        min=0,
+        help="Text view: show only the last N messages (and say how many are left out); "
+        "JSON and HTML stay complete.",
+    ),
+]
 MaxBytesOpt = Annotated[
     int,
     typer.Option(
@@ -250,43 +284,53 @@ def compile_command(
     path: PathArg,
     instruction: InstructionOpt = None,
     context: ContextOpt = None,
-    format: FormatOpt = Format.text,
+    format: PageFormatOpt = PageFormat.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
     profile: ProfileOpt = Profile.default,
     budget: BudgetOpt = None,
     at: AtOpt = None,
+    last: LastOpt = None,
 ) -> None:
     """Print the messages the next call sends to the model, as lionagi-turns compiles them:
     the stored history, then the current instruction (a placeholder unless --instruction); with
     --at K, those the K-th recorded instruction's request sent."""
     if profile is Profile.amendment1 or budget:
-        _amended(path, instruction, context, format, max_bytes, profile, budget or [], at)
+        _amended(path, instruction, context, format, max_bytes, profile, budget or [], at, last)
         return
-    loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-    spec = turn_spec(loaded, instruction, blocks, at, profile.value)
-    if profile is Profile.prompt_cache:
-        cached, measured = _compiled(loaded, lambda: prompt_cache_turn(loaded, spec))
-        if format is Format.json:
-            print_json(cached)
+    with progress() as step:
+        loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+        spec = turn_spec(loaded, instruction, blocks, at, profile.value)
+        step("compiling the request")
+        if profile is Profile.prompt_cache:
+            cached, measured = _compiled(loaded, lambda: prompt_cache_turn(loaded, spec))
         else:
-            render_prompt_cache(console(), cached, measured)
+            report, trace, measured = _compiled(loaded, lambda: measured_turn(loaded, spec))
+    if profile is Profile.prompt_cache:
+        if format is PageFormat.json:
+            print_json(cached)
+        elif format is PageFormat.html:
+            print_html(cached, measured)
+        else:
+            render_prompt_cache(console(), cached, measured, last)
         return
-    report, trace = _compiled(loaded, lambda: compiled_turn(loaded, spec))
-    if format is Format.json:
+    if format is PageFormat.json:
         print_json(report)
-        return
-    render_compile(console(), loaded, report, trace)
+    elif format is PageFormat.html:
+        print_html(report, measured)
+    else:
+        render_compile(console(), loaded, report, trace, measured, last)
 
 
 def _amended(
     path: str,
     instruction: str | None,
     context: list[str] | None,
-    format: Format,
+    format: PageFormat,
     max_bytes: int,
     profile: Profile,
     budget: list[str],
     at: int | None,
+    last: int | None,
 ) -> None:
     from ._amendment1 import amended_turn, parse_budgets, refused_summary, render_amended
 
@@ -296,8 +340,6 @@ def _amended(
         budgets = parse_budgets(budget)
     except ValueError as exc:
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
-    loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-    spec = turn_spec(loaded, instruction, blocks, at, profile.value)
     from ..amendment1 import SectionBudgetRefused
 
     def build() -> tuple[dict[str, Any], Measured]:
@@ -308,11 +350,17 @@ def _amended(
                 EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"
             ) from None
 
-    report, measured = _compiled(loaded, build)
-    if format is Format.json:
+    with progress() as step:
+        loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+        spec = turn_spec(loaded, instruction, blocks, at, profile.value)
+        step("compiling the request")
+        report, measured = _compiled(loaded, build)
+    if format is PageFormat.json:
         print_json(report)
-        return
-    render_amended(console(), report, measured)
+    elif format is PageFormat.html:
+        print_html(report, measured)
+    else:
+        render_amended(console(), report, measured, last)
 
 
 @app.command("check", cls=_Once, epilog=_TERMS)
@@ -321,11 +369,13 @@ def check_command(
 ) -> None:
     """List every problem that makes the compiler reject the stored messages (position, id and
     what to do), and warnings for what it sends that a reviewer should see."""
-    loaded = load(path, max_bytes)
-    try:
-        report = check_report(loaded)
-    except RecursionError:
-        raise _too_deep(path) from None
+    with progress() as step:
+        loaded = load(path, max_bytes)
+        step("checking the history")
+        try:
+            report = check_report(loaded)
+        except RecursionError:
+            raise _too_deep(path) from None
     if format is Format.json:
         print_json(report)
     else:
@@ -342,20 +392,36 @@ def diff_command(
     context: ContextOpt = None,
     format: FormatOpt = Format.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
+    last: LastOpt = None,
 ) -> None:
     """Show what lionagi 0.36 itself would send next against what lionagi-turns sends, each
     difference labelled with the intended difference that explains it; with a second branch,
     how the next request differs between the two."""
-    loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-    if other is not None:
-        _branch_diff(loaded, load(other, max_bytes), instruction, blocks, format)
+    other_loaded: LoadedBranch | None = None
+    with progress() as step:
+        loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
+        if other is not None:
+            other_loaded = load(other, max_bytes)
+        step("comparing the requests")
+        if other_loaded is not None:
+            pair = _branch_diff(loaded, other_loaded, instruction, blocks)
+        else:
+            # A compile error here also covers lionagi failing to render a record of the branch.
+            report = _compiled(loaded, lambda: diff_report(loaded, instruction, blocks))
+    if other_loaded is not None:
+        from ._branch_diff import render_branch_diff
+
+        if format is Format.json:
+            print_json(pair)
+        else:
+            render_branch_diff(console(), pair, last)
+        if not pair["identical"]:
+            raise typer.Exit(EXIT_REJECTED)
         return
-    # A compile error here also covers lionagi failing to render a record of the branch.
-    report = _compiled(loaded, lambda: diff_report(loaded, instruction, blocks))
     if format is Format.json:
         print_json(report)
     else:
-        render_diff(console(), report)
+        render_diff(console(), report, last)
     if not report["ok"] or report["compiled_error"]:
         raise typer.Exit(EXIT_REJECTED)
 
@@ -365,22 +431,15 @@ def _branch_diff(
     b: LoadedBranch,
     instruction: str | None,
     blocks: tuple[ContextBlock, ...],
-    format: Format,
-) -> None:
-    from ._branch_diff import branch_diff_report, render_branch_diff, side
+) -> dict[str, Any]:
+    from ._branch_diff import branch_diff_report, side
 
     spec_a = turn_spec(a, instruction, blocks, None, "default")
     spec_b = turn_spec(b, instruction, blocks, None, "default")
     # A rejected history exits 1 naming its own file.
-    report = branch_diff_report(
+    return branch_diff_report(
         _compiled(a, lambda: side(a, spec_a)), _compiled(b, lambda: side(b, spec_b)), spec_a
     )
-    if format is Format.json:
-        print_json(report)
-    else:
-        render_branch_diff(console(), report)
-    if not report["identical"]:
-        raise typer.Exit(EXIT_REJECTED)
 
 
 def _fail(code: int, message: str) -> SystemExit:
@@ -398,6 +457,8 @@ def _bad_choice(exc: Exception) -> str | None:
     choices = _CHOICES.get(getattr(param, "name", None) or "")
     if choices is None or type(exc).__name__ != "BadParameter":
         return None
+    if choices is Format and getattr(getattr(exc, "ctx", None), "info_name", None) == "compile":
+        choices = PageFormat  # compile's --format also has html
     names = "/".join(getattr(param, "opts", ()))
     return f"bad option: {names} takes one of: {', '.join(c.value for c in choices)}"
 
@@ -414,7 +475,22 @@ def _closed_pipe() -> SystemExit:
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Console-script entry point; exits (``SystemExit``) with the documented code. A reader
-    that closes standard output early (``| head``) ends it quietly with 0."""
+    that closes standard output early (``| head``) ends it quietly with 0.
+
+    The cyclic garbage collector is paused while the command runs and restored (as it was)
+    when it ends: loading a long branch builds millions of objects, and each automatic
+    collection would walk the loaded branch again (about a quarter of the time of a
+    10,000-message ``compile``); reference counting still frees everything not in a cycle."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        _run(argv)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _run(argv: Sequence[str] | None) -> None:
     try:
         code = app(args=list(argv) if argv is not None else None, standalone_mode=False)
     except (ClosedPipe, BrokenPipeError):

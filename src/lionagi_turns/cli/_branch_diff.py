@@ -16,16 +16,16 @@ import difflib
 from typing import Any
 
 from rich.console import Console
-from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
 from .. import __version__
-from ._compile import compiled_turn, fold_parts
+from ._compile import measured_turn, shown_from
 from ._diff import message_lines
+from ._lines import Lines
 from ._load import LoadedBranch
-from ._sections import SECTION_NAMES, MessageSize, measure
+from ._sections import SECTION_NAMES, MessageSize
 from ._shape import schema_name
 from ._turn import TurnSpec
 from ._views import bounded_rows, inert_text
@@ -41,8 +41,8 @@ Side = tuple[dict[str, Any], list[MessageSize]]
 def side(loaded: LoadedBranch, spec: TurnSpec) -> Side:
     """One branch's part of the report and its messages split by section. Raises what the
     compiler raises for a history it rejects."""
-    report, trace = compiled_turn(loaded, spec)
-    split = measure(report["messages"], trace.fold_message_index, fold_parts(trace)).messages
+    report, _, measured = measured_turn(loaded, spec)
+    split = measured.messages
     out = {
         "path": loaded.path,
         "view": loaded.view_name,
@@ -123,9 +123,12 @@ def _signed(n: int) -> str:
     return f"{n:+,}" if n else "0"
 
 
-def render_branch_diff(console: Console, report: dict[str, Any]) -> None:
-    """The text view: the sections of both requests side by side, then a panel per message
-    that differs, titled with its roles and the sections that changed."""
+def render_branch_diff(
+    console: Console, report: dict[str, Any], last: int | None = None
+) -> None:
+    """The text view: the sections of both requests side by side, then each message that
+    differs framed, titled with its roles and the sections that changed (with ``last``, only
+    the last ``last`` message indexes, a line saying how many are left out)."""
     a, b = report["a"], report["b"]
     console.print(Rule(Text.assemble(
         ("lionagi-turns diff ", "bold"), inert_text(a["path"]), " ", inert_text(b["path"])
@@ -143,22 +146,25 @@ def render_branch_diff(console: Console, report: dict[str, Any]) -> None:
                       _signed(delta["characters"]), f"{sa['tokens']:,}", f"{sb['tokens']:,}",
                       _signed(delta["tokens"]))
     console.print(table)
-    for message in report["messages"]:
+    out = Lines(console)
+    messages = report["messages"]
+    for message in messages[shown_from(out, len(messages), last):]:
         i = message["index"]
         role = message["a_role"] or message["b_role"]
         if message["status"] == "identical":
-            console.print(Text(f"messages[{i}] {role}: identical", style="dim"))
+            out.write(out.styled(f"messages[{i}] {out.inert(str(role))}: identical", "dim"))
             continue
         where = {"only_a": "only in a", "only_b": "only in b"}.get(message["status"], "changed")
-        title = Text.assemble((f"messages[{i}] ", "bold"), inert_text(str(role)),
-                              f" · {where}: {', '.join(message['sections'])}")
-        body = Table.grid()
-        body.add_column(overflow="fold")
+        title = (out.styled(f"messages[{i}] ", "bold") + out.inert(str(role))
+                 + f" · {where}: {', '.join(message['sections'])}")
+        out.rule(title, style="blue")
         for row in bounded_rows(message["diff"]):
             line = row.text
             style = {"+": "green", "-": "red", "@": "bold"}.get(line[:1], "")
-            body.add_row(inert_text(line, style))
-        console.print(Panel(body, title=title, title_align="left", border_style="blue"))
+            out.write("│ " + (out.styled(line, "italic dim") if row.index is None
+                             else out.inert(line, style)))
+        out.end("blue")
+    out.flush()
     if report["identical"]:
         console.print(Text("= the two branches send the same next request", style="bold green"))
     else:

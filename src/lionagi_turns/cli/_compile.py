@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from rich.console import Console
-from rich.panel import Panel
 from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
@@ -33,11 +32,12 @@ from .._history import (
 from .._measure import ENCODING
 from .._providers import to_provider_messages
 from ._inputs import EXIT_REJECTED, die
+from ._lines import Lines
 from ._load import LoadedBranch, one_line
 from ._sections import SECTION_NAMES, Measured, MessageSize, fold_labels, measure, text_parts
 from ._shape import header
 from ._turn import TurnSpec, turn_spec
-from ._views import bounded_rows, inert, inert_text
+from ._views import bounded_rows, inert_text
 
 __all__ = (
     "TOKENIZER",
@@ -46,6 +46,7 @@ __all__ = (
     "compiled_turn",
     "fold_parts",
     "fold_report",
+    "measured_turn",
     "render_at",
     "render_compile",
     "render_sections",
@@ -110,6 +111,14 @@ def compile_report(
 def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any], Trace]:
     """``compile_report`` and the traced compile it reports (the fold plan the text view
     marks comes from it, never from a second walk)."""
+    report, trace, _ = measured_turn(loaded, spec)
+    return report, trace
+
+
+def measured_turn(
+    loaded: LoadedBranch, spec: TurnSpec
+) -> tuple[dict[str, Any], Trace, Measured]:
+    """``compiled_turn`` and the sections it measured (each message counted once)."""
     request = TurnRequest(
         instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
     )
@@ -121,7 +130,7 @@ def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any],
         "fold": fold_report(trace),
         "messages": messages,
     }
-    return report, trace
+    return report, trace, measured
 
 
 def compile_error(loaded: LoadedBranch, exc: Exception) -> NoReturn:
@@ -147,37 +156,32 @@ _STYLES = {
 }
 
 
-def _message_body(content: Any, labels_for: Callable[[list[str]], dict[int, str]]) -> Table:
-    """One row per shown line (see ``_views.bounded_rows``): the section label when the line
-    belongs to the fold, and the line, inert; long lines wrap inside their column."""
+def _message_body(
+    out: Lines, content: Any, labels_for: Callable[[list[str]], dict[int, str]]
+) -> None:
+    """One line per shown line (see ``_views.bounded_rows``): the section label when the line
+    belongs to the fold, and the line, inert; then one line per image."""
     text, _ = text_of(content)
     lines = text.split("\n")
     labels = labels_for(lines)
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(width=max(len(k) for k in _STYLES), no_wrap=True)
-    grid.add_column(width=1, style="dim")
-    grid.add_column(overflow="fold")
+    width = max(len(k) for k in _STYLES)
     for row in bounded_rows(lines):
         if row.index is None:
-            grid.add_row(Text(""), "┆", Text(row.text, style="italic dim"))
+            out.write(f"│ {'':{width}} ┆ {out.styled(row.text, 'italic dim')}")
             continue
         label = labels.get(row.index, "")
         style = _STYLES[label] if label == "context" else ""
-        grid.add_row(Text(label, style=_STYLES[label]), "│", inert_text(row.text, style))
+        tag = out.styled(f"{label:{width}}", _STYLES[label]) if label else " " * width
+        out.write(f"│ {tag} │ {out.inert(row.text, style)}")
     if not isinstance(content, str):
         images = [p for p in content if p.get("type") == "image_url"]
         for n, part in enumerate(images, 1):
             url = str(part.get("image_url", {}).get("url", ""))
             detail = part.get("image_url", {}).get("detail")
             shown = url if len(url) <= 48 else url[:45] + "…"
-            grid.add_row(
-                Text("image", style=_STYLES["image"]),
-                "│",
-                inert_text(
-                    f"[image {n}] {shown} ({len(url):,} chars, detail={detail})", "green"
-                ),
-            )
-    return grid
+            note = f"[image {n}] {shown} ({len(url):,} chars, detail={detail})"
+            tag = out.styled(f"{'image':{width}}", _STYLES["image"])
+            out.write(f"│ {tag} │ {out.inert(note, 'green')}")
 
 
 def _size_note(size: MessageSize) -> str:
@@ -188,18 +192,42 @@ def _size_note(size: MessageSize) -> str:
 
 
 def render_compile(
-    console: Console, loaded: LoadedBranch, report: dict[str, Any], trace: Trace
+    console: Console,
+    loaded: LoadedBranch,
+    report: dict[str, Any],
+    trace: Trace,
+    measured: Measured,
+    last: int | None = None,
 ) -> None:
-    """The text view of ``report``: the header, a panel per message with the fold's sections
-    marked (as the compile ``trace`` planned them), then the sections table."""
+    """The text view of ``report``: the header, each message framed with the fold's sections
+    marked (as the compile ``trace`` planned them; with ``last``, only the last ``last``
+    messages, a line saying how many are left out), then the sections table."""
     _print_header(console, loaded, report)
     parts = fold_parts(trace)
     messages: list[dict[str, Any]] = report["messages"]
-    measured = measure(messages, trace.fold_message_index, parts)
-    for i, message in enumerate(messages):
+    out = Lines(console)
+    first = shown_from(out, len(messages), last)
+    for i in range(first, len(messages)):
         folded = parts if i == trace.fold_message_index else []
-        console.print(_message_panel(i, message, report, folded, measured.messages[i]))
+        _message_frame(out, i, messages[i], report, folded, measured.messages[i])
+    out.flush()
     render_sections(console, report, measured, section_notes(report, measured))
+
+
+def shown_from(out: Lines, count: int, last: int | None) -> int:
+    """The index of the first of ``count`` messages ``--last`` shows; writes the line saying
+    how many it leaves out when it leaves any out."""
+    if last is None or last >= count:
+        return 0
+    left_out = count - last
+    out.write(
+        out.styled(
+            f"… {left_out:,} earlier message(s) of {count:,} not shown (--last {last}); "
+            "--format json prints them all",
+            "italic dim",
+        )
+    )
+    return left_out
 
 
 def _print_header(console: Console, loaded: LoadedBranch, report: dict[str, Any]) -> None:
@@ -255,14 +283,15 @@ _FOLD_WORDS = {"system": "system text", "context": "context blocks", "guidance":
 _FOLDED = "carries {}"
 
 
-def _message_panel(
+def _message_frame(
+    out: Lines,
     i: int,
     message: dict[str, Any],
     report: dict[str, Any],
     folded: list[tuple[str, str]],
     size: MessageSize,
-) -> Panel:
-    """Message ``i``'s panel; ``folded`` are the fold's parts when it carries the fold."""
+) -> None:
+    """Message ``i`` framed; ``folded`` are the fold's parts when it carries the fold."""
     role = message["role"]
     current = i == len(report["messages"]) - 1
     tags = [_FOLDED.format(" + ".join(_FOLD_WORDS[label] for label, _ in folded))] if folded else []
@@ -278,14 +307,11 @@ def _message_panel(
     def labels_for(lines: list[str]) -> dict[int, str]:
         return (fold_labels(lines, folded) or {}) if folded else {}
 
-    return Panel(
-        _message_body(message["content"], labels_for),
-        title=Text.assemble((f"[{i}] {inert(role)}", "bold"), f"  {' · '.join(tags)}"),
-        title_align="left",
-        subtitle=_size_note(size),
-        subtitle_align="right",
-        border_style="yellow" if current else ("blue" if role == "user" else "green"),
-    )
+    border = "yellow" if current else ("blue" if role == "user" else "green")
+    title = out.styled(f"[{i}] ", "bold") + out.inert(role, "bold") + f"  {' · '.join(tags)}"
+    out.rule(title, _size_note(size), border)
+    _message_body(out, message["content"], labels_for)
+    out.end(border)
 
 
 _NOTES = {

@@ -18,14 +18,13 @@ import json
 from typing import Any
 
 from rich.console import Console
-from rich.panel import Panel
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from .._contracts import ContextBlock
-from ._compile import compiled_turn
+from ._compile import compiled_turn, shown_from
 from ._inputs import next_request
+from ._lines import Lines
 from ._load import LIONAGI_VERSION, LoadedBranch
 from ._sections import measure
 from ._shape import header
@@ -71,16 +70,15 @@ def diff_report(
     for i in range(max(len(legacy), len(compiled))):
         old = legacy[i] if i < len(legacy) else None
         new = compiled[i] if i < len(compiled) else None
-        diff = difflib.unified_diff(
+        # Equal messages have an empty unified diff: skip the matcher (most of a long branch).
+        diff = [] if old == new else list(difflib.unified_diff(
             message_lines(old),
             message_lines(new),
             fromfile=f"lionagi/messages[{i}]",
             tofile=f"lionagi-turns/messages[{i}]",
             lineterm="",
-        )
-        messages.append(
-            {"index": i, "diff": list(diff), "labels": list(comparison.labels.get(i, ()))}
-        )
+        ))
+        messages.append({"index": i, "diff": diff, "labels": list(comparison.labels.get(i, ()))})
     labelled = {label for labels in comparison.labels.values() for label in labels}
     spec = turn_spec(loaded, instruction, blocks, None, "default")
     try:
@@ -123,9 +121,10 @@ def _intended(report: dict[str, Any], label: str, prefix: str) -> Text:
     )
 
 
-def render_diff(console: Console, report: dict[str, Any]) -> None:
-    """The text view of ``report``: a panel per differing message, its labels under it, then
-    the verdict. Every shown line is inert and bounded (``_views``)."""
+def render_diff(console: Console, report: dict[str, Any], last: int | None = None) -> None:
+    """The text view of ``report``: each differing message framed, its labels under it, then
+    the verdict (with ``last``, only the last ``last`` message indexes, a line saying how many
+    are left out). Every shown line is inert and bounded (``_views``)."""
     console.print(Rule(Text.assemble(("lionagi-turns diff ", "bold"), inert_text(report["path"]))))
     console.print(
         f"--- lionagi {report['lionagi_version']} (_prepare_run_kwargs)   +++ lionagi-turns "
@@ -135,41 +134,19 @@ def render_diff(console: Console, report: dict[str, Any]) -> None:
         console.print(inert_text(f"lionagi raises: {report['legacy_error']}", "red"))
     if report["compiled_error"]:
         console.print(inert_text(f"lionagi-turns raises: {report['compiled_error']}", "red"))
+    out = Lines(console)
     one_side = report["one_side"]
     if one_side is not None:
-        for i, message in enumerate(one_side["messages"]):
-            shown = Text("\n").join(
-                inert_text(row.text) for row in bounded_rows(message_lines(message))
-            )
-            console.print(
-                Panel(
-                    shown,
-                    title=Text(f"{one_side['side']} sends messages[{i}]", style="bold"),
-                    title_align="left",
-                    border_style="dim",
-                )
-            )
-    for message in report["messages"]:
-        i = message["index"]
-        if not message["diff"]:
-            console.print(Text(f"messages[{i}]: identical", style="dim"))
-            continue
-        body = Table.grid()
-        body.add_column(width=1, no_wrap=True)
-        body.add_column(overflow="fold")
-        for row in bounded_rows(message["diff"]):
-            line = row.text
-            if row.index is None:
-                body.add_row("", Text(line, style="italic dim"))
-                continue
-            header = line.startswith(("+++", "---", "@@"))
-            style = "bold" if header else {"+": "green", "-": "red"}.get(line[:1], "")
-            marker, rest = ("", line) if header else (line[:1], line[1:])
-            body.add_row(Text(marker, style=style), inert_text(rest, style))
-        title = Text(f"messages[{i}]", style="bold")
-        console.print(Panel(body, title=title, title_align="left", border_style="blue"))
-        for label in message["labels"]:
-            console.print(_intended(report, label, "  ↳ intended: "))
+        sent = one_side["messages"]
+        for i in range(shown_from(out, len(sent), last), len(sent)):
+            out.rule(out.styled(f"{one_side['side']} sends messages[{i}]", "bold"), style="dim")
+            for row in bounded_rows(message_lines(sent[i])):
+                out.write("│ " + out.inert(row.text))
+            out.end("dim")
+    messages = report["messages"]
+    for message in messages[shown_from(out, len(messages), last) :]:
+        _diff_frame(out, report, message)
+    out.flush()
     for label in report["outcome_entries"]:
         console.print(_intended(report, label, "intended: "))
     for problem in report["unexplained"]:
@@ -194,4 +171,35 @@ def render_diff(console: Console, report: dict[str, Any]) -> None:
             "registry",
             style="bold red",
         )
+    )
+
+
+def _diff_frame(out: Lines, report: dict[str, Any], message: dict[str, Any]) -> None:
+    """One message's unified diff framed, then the registry entries that explain it."""
+    i = message["index"]
+    if not message["diff"]:
+        out.write(out.styled(f"messages[{i}]: identical", "dim"))
+        return
+    out.rule(out.styled(f"messages[{i}]", "bold"), style="blue")
+    for row in bounded_rows(message["diff"]):
+        line = row.text
+        if row.index is None:
+            out.write("│ " + out.styled(line, "italic dim"))
+            continue
+        header = line.startswith(("+++", "---", "@@"))
+        style = "bold" if header else {"+": "green", "-": "red"}.get(line[:1], "")
+        out.write("│ " + out.inert(line, style))
+    out.end("blue")
+    for label in message["labels"]:
+        out.write(_intended_line(out, report, label, "  ↳ intended: "))
+
+
+def _intended_line(out: Lines, report: dict[str, Any], label: str, prefix: str) -> str:
+    entry = report["entries"].get(label)
+    if entry is None:
+        return out.styled(prefix, "yellow") + out.inert(label)
+    return (
+        out.styled(prefix, "green")
+        + out.styled(label, "bold green")
+        + f" (ADR-0007 {entry['adr_clause']}, {entry['design_ref']}): {entry['summary']}"
     )

@@ -18,16 +18,23 @@ from typing import Any
 
 from rich.console import Console
 from rich.rule import Rule
-from rich.table import Table
 from rich.text import Text
 
 from .._contracts import ContextBlock, TurnRequest
 from ..integration._cache import prompt_cache_traced
-from ._compile import fold_parts, fold_report, render_at, render_sections, turn_fields
+from ._compile import (
+    fold_parts,
+    fold_report,
+    render_at,
+    render_sections,
+    shown_from,
+    turn_fields,
+)
+from ._lines import Lines
 from ._load import LoadedBranch, one_line
 from ._sections import Measured, count_tokens, measure
 from ._turn import TurnSpec, turn_spec
-from ._views import inert_text
+from ._views import bounded_line, inert, inert_text
 
 __all__ = ("prompt_cache_report", "prompt_cache_turn", "render_prompt_cache")
 
@@ -102,36 +109,45 @@ def _segment(blocks: int, texts: list[str]) -> dict[str, int]:
     }
 
 
-def render_prompt_cache(console: Console, report: dict[str, Any], measured: Measured) -> None:
-    """Text view of ``report`` (``measured``: its sections, from ``prompt_cache_turn``)."""
+def render_prompt_cache(
+    console: Console, report: dict[str, Any], measured: Measured, last: int | None = None
+) -> None:
+    """Text view of ``report`` (``measured``: its sections, from ``prompt_cache_turn``): one
+    row per system block and message (with ``last``, only the last ``last`` messages, a line
+    saying how many are left out), its size and mark."""
     header = Text()
     header.append("lionagi-turns compile --profile prompt-cache ", style="bold")
     header.append_text(inert_text(report["path"]))
     console.print(Rule(header))
     render_at(console, report)
     segments = report["segments"]
-    table = Table("segment", "size", "mark")
     marks = {m["at"]: f'{m["ttl"]} ({m["segment"]})' for m in report["marks"]}
+    rows: list[tuple[str, str, str]] = []
     for i, block in enumerate(report["system"]):
         kind = "stable" if i < segments["stable"]["blocks"] else "conversation"
         text = str(block.get("text", ""))
-        table.add_row(
-            inert_text(f"system[{i}] {kind}: {one_line(text)[:60]}"),
+        rows.append((
+            f"system[{i}] {kind}: {one_line(text)[:60]}",
             _size(len(text), count_tokens(text)),
             marks.get(f"system[{i}]", ""),
-        )
-    for i, message in enumerate(report["messages"]):
+        ))
+    out = Lines(console)
+    messages = report["messages"]
+    first = shown_from(out, len(messages), last)
+    for i in range(first, len(messages)):
+        message = messages[i]
         content = message["content"]
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
         text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
         at = next((k for k in marks if k.startswith(f"messages[{i}].")), None)
         size = measured.messages[i]
-        table.add_row(
-            inert_text(f"messages[{i}] {message['role']}: {one_line(text)[:60]}"),
+        rows.append((
+            f"messages[{i}] {message['role']}: {one_line(text)[:60]}",
             _size(size.characters, size.tokens),
             marks.get(at, "") if at else "",
-        )
-    console.print(table)
+        ))
+    _columns(out, ("segment", "size", "mark"), rows)
+    out.flush()
     changes = report["changes"]
     changed = [name for name, value in changes.items() if value]
     previous = segments["turn"]["previous_request_end"]
@@ -148,6 +164,16 @@ def render_prompt_cache(console: Console, report: dict[str, Any], measured: Meas
         )
         console.print(inert_text(f"ignored {where}: {ignored['reason']}", "yellow"))
     render_sections(console, report, measured, _notes(report, measured))
+
+
+def _columns(out: Lines, head: tuple[str, str, str], rows: list[tuple[str, str, str]]) -> None:
+    """``rows`` under ``head`` in aligned columns, the first inert, the size right-aligned."""
+    shown = [(inert(bounded_line(a)), b, c) for a, b, c in rows]
+    wide = [max(len(r[k]) for r in [head, *shown]) for k in range(2)]
+    out.write(out.styled(f"{head[0]:{wide[0]}} │ {head[1]:>{wide[1]}} │ {head[2]}", "bold"))
+    out.write(f"{'─' * wide[0]}─┼─{'─' * wide[1]}─┼─{'─' * max(len(head[2]), 4)}")
+    for a, b, c in shown:
+        out.write(f"{a:{wide[0]}} │ {b:>{wide[1]}} │ {c}".rstrip())
 
 
 def _size(characters: int, tokens: int) -> str:

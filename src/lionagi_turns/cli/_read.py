@@ -205,12 +205,42 @@ def parse_json(raw: bytes, path: str | Path = "<data>") -> Any:
         ) from None
     except RecursionError:
         raise BranchLoadError(path, _too_deep()) from None
-    _check_values(data, path)
+    if not _clean(data, _ESCAPED_SURROGATE.search(text) is not None):
+        _check_values(data, path)  # names the first refused value
     return data
 
 
 def _too_deep() -> str:
     return f"is nested more than {MAX_DEPTH} levels deep; a saved lionagi branch is not"
+
+
+# A lone surrogate can only come from a \\u escape (strict UTF-8 decoding refuses encoded ones).
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _clean(data: Any, surrogates: bool) -> bool:
+    """True when ``_check_values`` would refuse nothing in ``data``: one walk with no paths
+    kept; ``surrogates`` False skips the lone-surrogate search (the text has no such escape)."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    search = _SURROGATE.search
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return False
+        if isinstance(value, str):
+            if surrogates and search(value):
+                return False
+        elif isinstance(value, dict):
+            if isinstance(value, _Duplicated):
+                return False
+            if surrogates and any(search(key) for key in value):
+                return False
+            stack.extend((item, depth + 1) for item in value.values())
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
+        elif isinstance(value, _Refused):
+            return False
+    return True
 
 
 def _check_values(data: Any, path: str | Path) -> None:

@@ -66,11 +66,18 @@ def text_parts(content: Any) -> tuple[list[str], int]:
 @dataclass(frozen=True, slots=True)
 class MessageSize:
     """One message's text split by section: ``texts[section]`` are its pieces (one per text
-    part that holds some of that section), ``images`` its image count."""
+    part that holds some of that section), ``images`` its image count; ``counts[section]``
+    the o200k tokens of that section's pieces, each piece counted on its own (once, here)."""
 
     section: str
     texts: dict[str, list[str]]
     images: int
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.counts:
+            for name, pieces in self.texts.items():
+                self.counts[name] = sum(count_tokens(t) for t in pieces)
 
     @property
     def characters(self) -> int:
@@ -78,7 +85,7 @@ class MessageSize:
 
     @property
     def tokens(self) -> int:
-        return sum(count_tokens(t) for pieces in self.texts.values() for t in pieces)
+        return sum(self.counts.values())
 
 
 @dataclass(slots=True)
@@ -199,7 +206,7 @@ def measure(
         rows[base]["images"] += size.images
         for name, pieces in size.texts.items():
             rows[name]["characters"] += sum(len(t) for t in pieces)
-            rows[name]["tokens"] += sum(count_tokens(t) for t in pieces)
+            rows[name]["tokens"] += size.counts[name]
     rows["total"] = {
         key: sum(rows[name][key] for name in SECTION_NAMES)
         for key in ("characters", "tokens", "images")

@@ -11,12 +11,13 @@ Contracts:
   ``surrogateescape``) are shown as ``\\udcNN`` too. ``--format json`` output is exact JSON and
   is not escaped; only when it holds a lone surrogate, which UTF-8 cannot carry, is all of it
   written ASCII-escaped (the same JSON value).
-- Long message bodies are bounded before Rich lays them out (its wrapping is quadratic in line
-  length): a line over ``MAX_LINE_CHARS`` characters shows its first ``LINE_HEAD`` and last
-  ``LINE_TAIL`` characters around a marker giving the number of characters left out, and a
-  body of more than ``MAX_BODY_LINES`` lines shows its first ``BODY_HEAD`` and last
-  ``BODY_TAIL`` lines around a marker giving the lines and characters left out. Sizes and token
-  counts are always of the whole text; ``--format json`` prints everything.
+- Long message bodies are bounded before they are shown (as plain lines, ``_lines``, or in a
+  Rich table, whose wrapping is quadratic in line length): a line over ``MAX_LINE_CHARS``
+  characters shows its first ``LINE_HEAD`` and last ``LINE_TAIL`` characters around a marker
+  giving the number of characters left out, and a body of more than ``MAX_BODY_LINES`` lines
+  shows its first ``BODY_HEAD`` and last ``BODY_TAIL`` lines around a marker giving the lines
+  and characters left out. Sizes and token counts are always of the whole text;
+  ``--format json`` prints everything.
 """
 
 from __future__ import annotations

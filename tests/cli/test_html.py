@@ -1,0 +1,230 @@
+"""``compile --format html`` and ``CompiledChatRequest._repr_html_``: one self-contained page of
+the request's anatomy, checked with the standard library's HTML parser."""
+
+from __future__ import annotations
+
+import html
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from lionagi import Branch
+
+from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
+from lionagi_turns.cli._compile import text_of
+from lionagi_turns.cli._html import widths
+
+from .conftest import EXAMPLES, save
+from .test_compile_prompt_cache import saved_conversation
+
+PROFILES = ("default", "prompt-cache", "amendment1")
+GOOD = ("support", "tools", "images")
+LOADING = {"script", "link", "img", "iframe", "object", "embed", "video", "audio", "source"}
+
+
+class Page(HTMLParser):
+    """What the checks read: every start tag, each message's ``<pre class="text">`` data, the
+    widths of the section segments and of the message bars."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.texts: list[str] = []
+        self.details: list[str] = []
+        self.segments: dict[str, float] = {}
+        self.bars: list[float] = []
+        self.parts: list[dict[str, float]] = []
+        self.styles: list[str] = []
+        self._pre: list[str] | None = None
+        self._style: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        self.tags.append((tag, a))
+        classes = (a.get("class") or "").split()
+        width = (a.get("style") or "").removeprefix("width:").removesuffix("%")
+        if "seg" in classes:
+            self.segments[str(a["data-section"])] = float(width)
+        if "row-bar" in classes:
+            self.bars.append(float(width))
+            self.parts.append({})
+        if "part" in classes:
+            self.parts[-1][str(a["data-section"])] = float(width)
+        if tag == "details" and "message" in classes:
+            self.details.append(str(a.get("data-at")))
+        if tag == "pre" and "text" in classes:
+            self._pre = []
+        if tag == "style":
+            self._style = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "pre" and self._pre is not None:
+            self.texts.append("".join(self._pre))
+            self._pre = None
+        if tag == "style" and self._style is not None:
+            self.styles.append("".join(self._style))
+            self._style = None
+
+    def handle_data(self, data: str) -> None:
+        for sink in (self._pre, self._style):
+            if sink is not None:
+                sink.append(data)
+
+
+def parse(document: str) -> Page:
+    page = Page()
+    page.feed(document)
+    page.close()
+    return page
+
+
+def assert_self_contained(document: str, page: Page, texts: list[str]) -> None:
+    """No tag that loads anything, no URL outside the escaped texts, CSS that imports none."""
+    assert not [t for t, _ in page.tags if t in LOADING], "a tag that loads something"
+    for tag, attrs in page.tags:
+        assert not {"src", "href", "srcset", "action"} & set(attrs), (tag, attrs)
+        assert not any(k.startswith("on") for k in attrs), (tag, attrs)
+    for css in page.styles:
+        assert "url(" not in css and "@import" not in css and "http" not in css
+    rest = document
+    for text in texts:
+        rest = rest.replace(html.escape(text, quote=True), "", 1)
+    assert "http" not in rest and "<script" not in rest.lower()
+
+
+def assert_anatomy(document: str, report: dict[str, Any], system: list[str]) -> Page:
+    """The page of ``report`` (its ``--format json``): every message's exact text, escaped, in
+    order; the section and message bars summing to 100.00; the table's tokens the JSON's."""
+    page = parse(document)
+    texts = [*system, *(text_of(m["content"])[0] for m in report["messages"])]
+    assert page.texts == texts
+    for text in texts:
+        assert html.escape(text, quote=True) in document
+    header = [str(report.get(k) or "") for k in ("path", "instruction")]
+    assert_self_contained(document, page, [*texts, *header])
+    sections = report["sections"]
+    with_tokens = {n for n, row in sections.items() if n != "total" and row["tokens"]}
+    assert set(page.segments) == with_tokens
+    assert round(sum(page.segments.values()), 2) == 100.00
+    for name in with_tokens:
+        share = 100 * sections[name]["tokens"] / sections["total"]["tokens"]
+        assert abs(page.segments[name] - share) <= 0.01 + 1e-9, name
+        assert f"<td class=\"n\">{sections[name]['tokens']:,}</td>" in document
+    assert len(page.bars) == len(texts)
+    assert round(sum(page.bars), 2) == 100.00
+    for parts in page.parts:
+        assert not parts or round(sum(parts.values()), 2) == 100.00
+    fold = report["fold"]["message_index"]
+    if fold is not None:  # the fold message's bar shows the sections folded into it
+        folded = {"system", "context_blocks", "guidance"} & with_tokens
+        assert folded <= set(page.parts[len(system) + fold]), page.parts
+    assert page.details == [*(f"system[{i}]" for i in range(len(system))),
+                            *(f"messages[{i}]" for i in range(len(report["messages"])))]
+    return page
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("name", GOOD)
+def test_every_example_in_every_profile(run_cli, name: str, profile: str) -> None:
+    args = ("compile", str(EXAMPLES / f"{name}.json"), "--profile", profile, "-c", "kb=a <b>")
+    run = run_cli(*args, "--format", "html")
+    assert run.code == 0, run.stderr
+    assert run.stdout.startswith("<!DOCTYPE html>") and run.stdout.endswith("</html>\n")
+    report = run_cli(*args, "--format", "json").json()
+    system = [b["text"] for b in report.get("system", [])]
+    assert_anatomy(run.stdout, report, system)
+    fold = report["fold"]
+    if fold["message_index"] is not None:
+        assert f"messages[{fold['message_index']}] carries the fold: " in run.stdout
+        assert "fold: " + " + ".join(fold["sections"]) in run.stdout
+
+
+def test_a_rejected_history_prints_no_page(run_cli) -> None:
+    for profile in PROFILES:
+        run = run_cli("compile", str(EXAMPLES / "broken.json"), "--profile", profile, "-f", "html")
+        assert run.code == 1 and run.stdout == "", profile
+
+
+def test_hostile_text_stays_text(run_cli, tmp_path: Path) -> None:
+    evil = '<script src="http://evil.test/x.js"></script><img src=x onerror=alert(1)> & "q"'
+    branch = Branch(system=f"sys {evil}")
+    branch.msgs.add_message(instruction=f"hi {evil}")
+    branch.msgs.add_message(assistant_response=f"see https://example.org/{evil}")
+    path = save(branch, tmp_path / "evil.json")
+    run = run_cli("compile", str(path), "-i", f"now {evil}", "-f", "html")
+    assert run.code == 0, run.stderr
+    report = run_cli("compile", str(path), "-i", f"now {evil}", "-f", "json").json()
+    page = assert_anatomy(run.stdout, report, [])
+    assert any(evil in text for text in page.texts)
+    assert "&lt;script src=&quot;http://evil.test/x.js&quot;&gt;" in run.stdout
+
+
+def test_prompt_cache_page_shows_segments_and_marks(run_cli, tmp_path: Path) -> None:
+    path = saved_conversation(tmp_path)
+    run = run_cli("compile", str(path), "--profile", "prompt-cache", "-f", "html")
+    assert run.code == 0, run.stderr
+    report = run_cli("compile", str(path), "--profile", "prompt-cache", "-f", "json").json()
+    assert_anatomy(run.stdout, report, [b["text"] for b in report["system"]])
+    assert "Prompt-cache segments" in run.stdout
+    for mark in report["marks"]:
+        assert f"<li>{mark['at']}: {mark['ttl']} ({mark['segment']})</li>" in run.stdout
+    assert run.stdout.count('<span class="mark">cache mark ') == len(report["marks"]) == 3
+    assert "changes against the previous recorded request: none" in run.stdout
+
+
+def test_amendment1_page_says_what_was_left_out_and_why(run_cli, tmp_path: Path) -> None:
+    args = ("compile", str(saved_conversation(tmp_path)), "--profile", "amendment1",
+            "--budget", "history=1")
+    report = run_cli(*args, "-f", "json").json()
+    left = [(row["section"], e) for row in report["bounds"] for e in row["left_out"]]
+    assert left, report["bounds"]
+    run = run_cli(*args, "-f", "html")
+    assert run.code == 0, run.stderr
+    assert_anatomy(run.stdout, report, [])
+    assert "Amendment 1 sections" in run.stdout
+    for row in report["bounds"]:
+        if row["left_out"]:
+            assert f'<summary>{len(row["left_out"]):,} left out: ' in run.stdout
+    for _, entry in left:
+        assert f'<li class="left">{html.escape(entry["name"])}: {html.escape(entry["reason"])}' \
+            in run.stdout
+
+
+def test_last_leaves_the_page_complete(run_cli) -> None:
+    path = str(EXAMPLES / "support.json")
+    assert run_cli("compile", path, "--last", "1", "-f", "html").stdout == run_cli(
+        "compile", path, "-f", "html").stdout
+
+
+def test_widths_sum_to_exactly_100() -> None:
+    assert widths([1, 1, 1]) == [33.34, 33.33, 33.33]
+    assert sum(widths([7, 0, 13, 29, 1])) == pytest.approx(100.0, abs=1e-9)
+    assert widths([0, 0]) == [0.0, 0.0] and widths([]) == []
+
+
+def test_repr_html_is_the_page_body_of_the_request(run_cli, conversation: Path) -> None:
+    """A notebook's view of a compiled request: the same anatomy the CLI page shows."""
+    from lionagi_turns.cli._load import load_branch
+
+    branch = load_branch(conversation).branch
+    request = TurnRequest(instruction=branch.msgs.create_instruction(instruction="And 3+4?"))
+    compiled = compile_chat_request(branch, request)
+    body = compiled._repr_html_()
+    assert body.startswith('<div class="lt-request">') and "<html" not in body
+    messages = to_provider_messages(compiled)
+    report = {
+        "messages": messages,
+        "sections": run_cli("compile", str(conversation), "-i", "And 3+4?", "-f", "json").json()[
+            "sections"],
+    }
+    page = parse(body)
+    texts = [text_of(m["content"])[0] for m in messages]
+    assert page.texts == texts and len(page.bars) == len(texts)
+    assert round(sum(page.bars), 2) == 100.00
+    assert_self_contained(body, page, texts)
+    cli = run_cli("compile", str(conversation), "-i", "And 3+4?", "-f", "html").stdout
+    assert parse(cli).texts == texts  # the same messages the CLI page shows
+    total = report["sections"]["total"]["characters"]  # a partition: the same in any split
+    assert f'<tr data-section="total"><td>total</td><td class="n">{total:,}</td>' in body
+    assert "not recorded on a compiled request" in body
