@@ -13,7 +13,8 @@ containers); without a response format the content has no structure instance, so
 the section document of those three fields (Tools empty), which ``yaml.section_doc`` builds
 from the source's fields. The value checks pass for every value the fast emitter accepts
 (its domain is narrower: see ``yaml``); the folded results, which the emitter may not see
-(a result equal to a context item is not appended), and ``image_detail`` are checked here.
+(a result equal to a context item is not appended) and whose JSON rules it does not cover
+(``check_value(..., json_data=True)``), and ``image_detail`` are checked here.
 
 Everything else goes to ``render_instruction`` itself, which then renders or raises its own
 error: ``plain_content``, images, a ``prompt_context`` that is not a list (``list(...)`` of
@@ -59,6 +60,8 @@ def _fast_text(content: Any, results: Sequence[dict[str, Any]]) -> str | None:
         check_image_detail(content.image_detail)
         context = content.prompt_context
         if results:
+            for result in results:  # the JSON rules the emitter's domain does not cover
+                check_value(result, "folded action result", json_data=True)
             context = _merge(context, results)
         doc = section_doc(content.guidance, content.instruction, context, [])
     except Exception:  # render_instruction raises its own, exact error for it
@@ -77,10 +80,9 @@ def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[An
     item already present is appended, earlier results included.
 
     Shortcut for plain data: an item of a scalar or list type never equals a dict result, so
-    only dict items of the same size are compared (with ``==``, as the fold does). A result
-    that is skipped — equal to a present item — is not rendered, so it is checked here the
-    way ``render_instruction`` checks every result; appended ones are checked by the fast
-    emitter's domain. Anything else is the reference fold itself.
+    only dict items of the same size are compared (with ``==``, as the fold does). Every result
+    was checked (``_fast_text``) before the fold, skipped ones included, as
+    ``render_instruction`` checks them. Anything else is the reference fold itself.
     """
     if any(type(item) not in _PLAIN for item in context) or any(
         type(result) is not dict for result in results
@@ -92,7 +94,6 @@ def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[An
         return _reference(context, results)
     for result in results:
         if any(d is result or (len(d) == len(result) and d == result) for d in dicts):
-            check_value(result, "folded action result")
             continue
         merged.append(result)
         dicts.append(result)
@@ -100,6 +101,4 @@ def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[An
 
 
 def _reference(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[Any]:
-    for result in results:
-        check_value(result, "folded action result")
     return merge_results(context, results)
