@@ -24,6 +24,7 @@ from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, amendment1, compile_chat_request
 from lionagi_turns._cache_layout import compile_cached
+from lionagi_turns._fast.switch import no_fast_path
 from lionagi_turns._providers import to_provider_messages
 
 from ._hostile import fingerprint
@@ -260,3 +261,14 @@ def test_the_cache_tool_section_refuses_an_unrenderable_schema_by_tool_and_path(
         "schema of plain JSON data, or remove it)"
     )
     assert fingerprint(b) == before
+
+
+@pytest.mark.parametrize(
+    "output", [float("nan"), {"rows": [1.5, float("inf")]}], ids=["nan", "inf"]
+)
+def test_the_fast_path_refuses_a_non_finite_result_exactly_as_the_renderer(output: Any) -> None:
+    b, ins = _with_output(output, answered=True)
+    fast = _same_everywhere(b, ins)
+    with no_fast_path():
+        assert _same_everywhere(b, ins) == fast
+    assert fast[0] == "ValueError"
