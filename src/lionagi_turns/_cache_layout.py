@@ -68,7 +68,7 @@ from ._fast.yaml import minimal_yaml
 from ._history import InstructionTurn, select_ids
 from ._profile import CompileProfile
 from ._render import CallOptions, own_copy, render_view
-from ._values import naming_record
+from ._values import check_value, naming_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -126,8 +126,23 @@ class CachedCompile:
 
 
 def tool_section(schemas: Sequence[Any]) -> str:
-    """The tool set as the stable segment shows it (lionagi's rendering), "" for none."""
-    return minimal_yaml({"Tools": list(schemas)}).strip() if schemas else ""
+    """The tool set as the stable segment shows it (lionagi's rendering), "" for none.
+
+    Every schema first passes the value guard (``_values.check_value``): a schema holding a
+    value lionagi's YAML cannot represent, itself, a set (hash order: a stable segment that
+    differs per process) or a lone surrogate is refused with a ValueError/TypeError naming the
+    tool and the path inside its schema, before anything is rendered or sent."""
+    if not schemas:
+        return ""
+    for index, schema in enumerate(schemas):
+        name = _tool_name(schema) if isinstance(schema, dict) else None
+        label = f"tool {name!r}" if name else f"tool #{index}"
+        with naming_record(
+            f"{label} of the Branch's tool set (branch.acts); register the tool with a schema "
+            "of plain JSON data, or remove it"
+        ):
+            check_value(schema, f"{label} schema")
+    return minimal_yaml({"Tools": list(schemas)}).strip()
 
 
 def compile_cached(

@@ -68,7 +68,7 @@ from ._history import AssistantTurn, InstructionTurn, Projection, project_histor
 from ._profile import SEED_PROFILE, CompileProfile, _durable_only
 from ._react import react_step
 from ._render import Content, ResultsSection, own_copy, render_view
-from ._values import check_value, naming_record
+from ._values import check_text, check_value, naming_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -245,6 +245,9 @@ def _plan_fold(
     folded parts are equal (the rendering reads nothing else)."""
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
+    if system is not None and not system_text.isascii():
+        with naming_record(f"system message, id {system.id}"):
+            check_text(system_text, "system")
     section = profile.envelope(request.context_blocks)
     target, turn = _fold_target(projection, profile)
     if turn is not None:
@@ -442,7 +445,7 @@ def _sectioned(
             own = None
         if own is not None:
             for index, result in enumerate(results):
-                check_value(result, f"folded action result {index}")
+                check_value(result, f"folded action result {index}", json_data=True)
             tail = section(results, message.content.prompt_context) if results else ""
             if not tail:
                 return own
@@ -457,7 +460,7 @@ def _assistant_text(turn: AssistantTurn) -> str:
     TypeError naming it."""
     if len(turn.messages) == 1:  # a one-message run is its text (``join`` of one returns it)
         text = turn.messages[0].content.assistant_response
-        if type(text) is str:
+        if type(text) is str and text.isascii():
             return text
     for message, position in zip(turn.messages, turn.positions, strict=True):
         text = message.content.assistant_response
@@ -467,6 +470,8 @@ def _assistant_text(turn: AssistantTurn) -> str:
                 f"position {position}, assistant response id {message.id}); store the reply "
                 "as a string"
             )
+        with naming_record(f"history position {position}, assistant response id {message.id}"):
+            check_text(text, "assistant_response")
     return "\n\n".join(m.content.assistant_response for m in turn.messages)
 
 

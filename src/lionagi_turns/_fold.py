@@ -37,7 +37,6 @@ from typing import Any, Literal
 
 import yaml
 
-from ._envelope import locate_sections
 from ._fast.switch import fast_path_enabled
 from ._fast.yaml import in_domain, minimal_yaml
 from ._values import check_value
@@ -114,12 +113,20 @@ def guidance_part(text: str) -> str:
 
 
 def holds_section(text: str, section: str) -> bool:
-    """Whether ``section``'s lines stand byte-exact as whole lines of ``text``, all with the same
-    indentation: none (a verbatim section) or the two spaces of a YAML block under a key."""
-    return any(
-        found == section and indent in ("", "  ")
-        for _, indent, found in locate_sections(text)
-    )
+    """Whether ``section``'s lines (D3's three, and any lines a profile puts around them, such as
+    Amendment 1's skip markers) stand byte-exact as consecutive whole lines of ``text``, all
+    with the same indentation: none (a verbatim section) or the two spaces of a YAML block
+    under a key."""
+    lines = section.split("\n")
+    for indent in ("", "  "):
+        block = "\n".join(f"{indent}{line}" for line in lines)
+        at = text.find(block)
+        while at != -1:
+            end = at + len(block)
+            if (at == 0 or text[at - 1] == "\n") and (end == len(text) or text[end] == "\n"):
+                return True
+            at = text.find(block, at + 1)
+    return False
 
 
 def loads_back(yaml_text: str, fold: str) -> bool:

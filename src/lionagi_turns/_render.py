@@ -22,7 +22,9 @@ Guarantees:
   without network access (rules in ``_parts``; the SSRF host check runs in
   ``_providers.check_image_hosts``); ``image_detail`` is checked for every instruction.
 - Every value rendered passes ``_values.check_value`` first (cycles, depth, types YAML cannot
-  represent, sets), and results fold with ``_merge.merge_results``.
+  represent, sets, lone surrogates; text fields ``check_text``), action results also its JSON
+  rules (``json_data``: the same results are sent, or refused, on every profile), and results
+  fold with ``_merge.merge_results``.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from ._fast.yaml import instruction_text, minimal_yaml, section_doc
 from ._fold import Encoding, encode, guidance_text, holds_section
 from ._merge import merge_results
 from ._parts import check_image_detail, image_part
-from ._values import check_value
+from ._values import check_text, check_value
 
 # guidance_text, holds_section and merge_results are re-exported because 0.1's
 # ``lionagi_turns.render`` offered them and ``_moved`` serves that path from this module.
@@ -165,17 +167,24 @@ def _check_values(
     value = source.plain_content
     if value is not None and not isinstance(value, str):
         raise TypeError(f"plain_content is of type {type(value).__name__}; give text or None")
+    if value:
+        check_text(value, "plain_content")
     if not isinstance(source.images, list):
         raise TypeError(
             f"images is of type {type(source.images).__name__}; give a list of image strings"
         )
+    for index, image in enumerate(source.images):
+        if type(image) is str:  # other kinds are refused by ``_parts``
+            check_text(image, f"images[{index}]")
     for name in ("instruction", "guidance"):
         value = getattr(source, name)
-        if not isinstance(value, str):
+        if isinstance(value, str):
+            check_text(value, name)
+        else:
             check_value(value, name)
     check_value(source.prompt_context, "prompt_context")
     for index, result in enumerate(results):
-        check_value(result, f"folded action result {index}")
+        check_value(result, f"folded action result {index}", json_data=True)
     if isinstance(options, ShownSections):
         check_value(dict(options.sections), "the recorded response sections")
         return

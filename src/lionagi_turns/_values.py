@@ -14,7 +14,16 @@ the stack here) before lionagi's ``minimal_yaml`` sees it, and raises:
 - ``ValueError`` for a value holding the same containers so often that it expands to more
   than ``MAX_SHARED_ITEMS`` repeated items (lionagi's YAML writes every reference out in full,
   so ``level = [level, level]`` forty times over would never finish rendering);
-- ``ValueError`` for an ``int`` too long for ``str()`` (Python's digit limit).
+- ``ValueError`` for an ``int`` too long for ``str()`` (Python's digit limit);
+- ``ValueError`` for text (a value or a dict key) holding a lone surrogate (U+D800..U+DFFF):
+  UTF-8 cannot encode it, so a request holding it fails when it is sent (``check_text`` is
+  the same rule for one text field).
+
+``check_value(value, path, json_data=True)`` also refuses what canonical JSON (Amendment 1's
+``tool_results`` section, ``lionagi.ln.json_dumps``) cannot carry exactly: a ``TypeError`` for a
+dict key that is not text and for ``bytes``, a ``ValueError`` for a NaN or infinite float. Every
+profile checks folded action results this way, so a result is sent on all of them or refused by
+all of them with the same text.
 
 What is renderable is read from lionagi's own ``MinimalDumper`` representer tables at each call,
 so a representer registered on it later is honoured. Containers are the types lionagi's pruning
@@ -29,6 +38,8 @@ blank text, empty containers, an empty set) pass. The walk never calls ``repr``,
 
 from __future__ import annotations
 
+import math
+import re
 import reprlib
 import sys
 from collections.abc import Callable
@@ -38,7 +49,13 @@ from lionagi._errors import EmptyOutgoingContentError
 from lionagi.libs.schema.minimal_yaml import MinimalDumper
 
 __all__ = (
-    "MAX_DEPTH", "MAX_SHARED_ITEMS", "check_value", "naming_record", "shown", "type_name",
+    "MAX_DEPTH",
+    "MAX_SHARED_ITEMS",
+    "check_text",
+    "check_value",
+    "naming_record",
+    "shown",
+    "type_name",
 )
 
 #: Containers a single value may nest (the value itself counts as the first when it is one).
@@ -50,11 +67,30 @@ MAX_SHARED_ITEMS = 1_000_000
 _CONTAINERS = (dict, list, tuple)
 _PLAIN = frozenset({str, bool, float, type(None)})
 _EXIT = object()  # stack marker: leave the container below it
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def check_value(value: Any, path: str) -> None:
+def check_text(text: str, path: str) -> None:
+    """Raise ValueError naming ``path`` when ``text`` holds a lone surrogate; cheap for ASCII
+    text (one ``isascii`` scan)."""
+    if not text.isascii() and (found := _SURROGATE.search(text)) is not None:
+        _surrogate(path, None, found)
+
+
+def _surrogate(path: str, where: Any, found: re.Match[str], key: bool = False) -> None:
+    what = "a key that holds" if key else "text holding"
+    raise ValueError(
+        f"{_where(path, where)} is {what} a lone surrogate (U+{ord(found.group()):04X} at "
+        f"character {found.start()}), which UTF-8 cannot encode, so the request could not be "
+        "sent. Repair the text before storing it (a split surrogate pair, or bytes decoded "
+        "with 'surrogateescape'), or remove the record from the progression."
+    )
+
+
+def check_value(value: Any, path: str, *, json_data: bool = False) -> None:
     """Raise ValueError/TypeError (see the module rules) naming ``path`` and the place inside
-    ``value``; return None when lionagi can render ``value`` deterministically."""
+    ``value``; return None when lionagi can render ``value`` deterministically (and, with
+    ``json_data``, canonical JSON can carry it exactly)."""
     # stack entries: (value, where, depth) or (_EXIT, id, 0); ``where`` is a linked tuple
     # (parent, step) turned into text only for an error message.
     stack: list[tuple[Any, Any, int]] = [(value, None, 0)]
@@ -69,6 +105,15 @@ def check_value(value: Any, path: str) -> None:
             continue
         kind = type(item)
         if kind in _PLAIN:
+            if kind is str:
+                if not item.isascii() and (found := _SURROGATE.search(item)) is not None:
+                    _surrogate(path, where, found)
+            elif json_data and kind is float and not math.isfinite(item):
+                raise ValueError(
+                    f"{_where(path, where)} is {item!r}, which JSON cannot carry (the "
+                    "tool_results section would send null). Store it as text (for example "
+                    f"{str(item)!r}) or as None."
+                )
             continue
         if kind is int:
             _check_int(item, path, where)
@@ -99,16 +144,28 @@ def check_value(value: Any, path: str) -> None:
                 seen.add(ident)
             open_ids[ident] = where
             stack.append((_EXIT, ident, 0))
-            # text, bools, floats and None need no visit: push only what needs a check
+            # ASCII text, bools, floats and None need no visit: push only what needs a check
+            # (with ``json_data`` floats too)
             if isinstance(item, dict):
                 for key, child in item.items():
-                    if type(child) not in _PLAIN:
+                    kind = type(child)
+                    if kind not in _PLAIN or _visit(child, kind, json_data):
                         stack.append((child, (where, key), depth + 1))
                     if type(key) is not str:
+                        if json_data:
+                            raise TypeError(
+                                f"{_where(path, (where, _KeyOf(key)))} is not text; JSON "
+                                "object keys are text, so the tool_results section cannot "
+                                "carry it. Store the mapping with string keys (or as a list "
+                                "of [key, value] pairs)."
+                            )
                         stack.append((key, (where, _KeyOf(key)), depth + 1))
+                    elif not key.isascii() and (found := _SURROGATE.search(key)) is not None:
+                        _surrogate(path, (where, _KeyOf(key)), found, key=True)
             else:
                 for index, child in enumerate(item):
-                    if type(child) not in _PLAIN:
+                    kind = type(child)
+                    if kind not in _PLAIN or _visit(child, kind, json_data):
                         stack.append((child, (where, index), depth + 1))
             continue
         if isinstance(item, set):
@@ -119,6 +176,11 @@ def check_value(value: Any, path: str) -> None:
                     "sorted(...)) in the order the model should see."
                 )
             continue
+        if json_data and isinstance(item, bytes | bytearray):
+            raise TypeError(
+                f"{_where(path, where)} is bytes, which JSON cannot carry (the tool_results "
+                "section renders canonical JSON). Store it decoded to text (or base64-encoded)."
+            )
         if kind in representers or _multi_represented(kind):
             continue
         if isinstance(item, type):
@@ -131,6 +193,13 @@ def check_value(value: Any, path: str) -> None:
             "renderer cannot represent. Convert it to text, a number, a bool, None, or a "
             "dict/list of those."
         )
+
+
+def _visit(child: Any, kind: type, json_data: bool) -> bool:
+    """Whether a plain leaf needs a visit: non-ASCII text, and with ``json_data`` a float."""
+    if kind is str:
+        return not child.isascii()
+    return json_data and kind is float
 
 
 def _check_int(value: int, path: str, where: Any) -> None:

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import yaml
 from lionagi.ln import json_dumps
+from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns.amendment1 import (
     ContextBlock,
@@ -117,3 +119,18 @@ def test_the_envelope_is_never_in_the_durable_instruction() -> None:
 def test_decode_refuses_entries_without_material_authority(bad: str) -> None:
     with pytest.raises(ValueError):
         decode_context_section(f"LIONAGI_CONTEXT_BLOCKS_JSON\n{bad}\nEND_LIONAGI_CONTEXT_BLOCKS_JSON")
+
+
+def test_a_marker_keeps_lionagis_own_rendering_of_the_fold() -> None:
+    """D2 §5: the target renders with lionagi's renderer; its ``|-`` block loads back to
+    exactly the fold, markers included, so a skip marker does not re-encode it."""
+    firsts = []
+    for skipped in ((), (LeftOut("memory", "section_budget"),)):
+        b = branch("SYS")
+        compiled = compile_a1(b, "Q", context_blocks=(ContextBlock("catalog", "row"),),
+                              skipped=skipped)
+        text = text_of(compiled.messages[0])
+        guidance = yaml.safe_load(text)["Guidance"]
+        assert text == InstructionContent(instruction="Q", guidance=guidance)._format_text_content()
+        firsts.append(text.splitlines()[0])
+    assert firsts == ["Guidance: |-", "Guidance: |-"]

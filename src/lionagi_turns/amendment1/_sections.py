@@ -10,7 +10,8 @@ D2 §5's ``tool_results`` block.
 - ``context_section(blocks, left_out)``: the skipped-block markers, each on its own line
   directly above the envelope's opening line; markers alone when no block was kept.
 - ``tool_results_block(results)``: ``LIONAGI_TOOL_RESULTS_JSON``, the results as one canonical
-  JSON array, ``END_LIONAGI_TOOL_RESULTS_JSON``.
+  JSON array (``canonical_json``: integers beyond 64 bits keep their exact digits),
+  ``END_LIONAGI_TOOL_RESULTS_JSON``.
 - ``append_part(content, text)`` / ``prepend_part(content, text)``: put a section text after
   (before) rendered content, separated by exactly two newlines; list (multimodal) content gets
   a trailing text part (the text joins the leading text part).
@@ -34,6 +35,7 @@ __all__ = (
     "TOOL_RESULTS_END",
     "append_part",
     "block_entry",
+    "canonical_json",
     "context_section",
     "decode_context_section",
     "encode_context_section",
@@ -47,6 +49,7 @@ __all__ = (
 _REASON = attrgetter("reason")
 TOOL_RESULTS_BEGIN = "LIONAGI_TOOL_RESULTS_JSON"
 TOOL_RESULTS_END = "END_LIONAGI_TOOL_RESULTS_JSON"
+_BIG_INT = "Integer exceeds 64-bit range"  # orjson's refusal, raised through json_dumps
 
 
 def marker(section: str, left_out: int, reason: str) -> str:
@@ -73,7 +76,32 @@ def block_entry(block: ContextBlock) -> dict[str, str]:
 
 def result_entry(result: dict[str, Any]) -> str:
     """One action result as the canonical JSON the tool_results section renders it in."""
-    return json_dumps(result, sort_keys=True)
+    return canonical_json(result)
+
+
+def canonical_json(value: Any) -> str:
+    """``lionagi.ln.json_dumps(value, sort_keys=True)``; for a value holding an integer
+    beyond 64 bits, which it cannot encode, the standard library's compact sorted JSON of the
+    same value (the integer's exact digits; lionagi's conversions for other types), so every
+    integer the default profile sends is sent here too. The compiler's value guard has
+    refused what JSON cannot carry before this runs (``_values.check_value(json_data=True)``)."""
+    try:
+        return json_dumps(value, sort_keys=True)
+    except TypeError as exc:
+        if str(exc) != _BIG_INT:
+            raise
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=_lionagi_json,
+    )
+
+
+def _lionagi_json(value: Any) -> Any:
+    return json_dumps(value, as_loaded=True)
 
 
 def encode_context_section(blocks: Sequence[ContextBlock]) -> str:
@@ -120,7 +148,7 @@ def tool_results_block(results: Sequence[dict[str, Any]]) -> str:
     """One tool_results entry as its block; ``""`` for an empty entry."""
     if not results:
         return ""
-    return f"{TOOL_RESULTS_BEGIN}\n{json_dumps(list(results), sort_keys=True)}\n{TOOL_RESULTS_END}"
+    return f"{TOOL_RESULTS_BEGIN}\n{canonical_json(list(results))}\n{TOOL_RESULTS_END}"
 
 
 def append_part(content: Any, text: str) -> Any:

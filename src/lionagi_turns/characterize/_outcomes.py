@@ -23,7 +23,7 @@ from .._history import (
 from .._merge import merge_results
 from .._parts import check_image_detail, http_url, image_part
 from .._providers import check_image_hosts
-from .._values import check_value
+from .._values import check_text, check_value
 from ._facts import _Facts, _State, _Step
 from .legacy import legacy_messages_for_view
 
@@ -207,14 +207,18 @@ def _rule_refusals(facts: _Facts) -> list[str]:
     checks: list[Any] = []
     for content, results in folded:
         for index, result in enumerate(results):
-            checks.append(lambda r=result, i=index: check_value(r, f"folded action result {i}"))
+            checks.append(lambda r=result, i=index: check_value(
+                r, f"folded action result {i}", json_data=True
+            ))
         if results:
             checks.append(lambda c=content, r=results: merge_results(c.prompt_context, r))
         checks.append(lambda c=content: check_image_detail(c.image_detail))
         checks.append(lambda c=content: check_value(c.prompt_context, "prompt_context"))
         for name in ("instruction", "guidance"):
             value = getattr(content, name)
-            if not isinstance(value, str):
+            if isinstance(value, str):
+                checks.append(lambda v=value, n=name: check_text(v, n))
+            else:
                 checks.append(lambda v=value, n=name: check_value(v, n))
         for url in content.images:
             checks.append(lambda u=url, c=content: image_part(u, c.image_detail))
