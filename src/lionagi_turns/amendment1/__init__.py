@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from .._support import unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
+    from ._ceiling import CEILING_KEY, InputCeiling
     from ._compile import compile_chat_request
     from ._contracts import (
         CompiledChatRequest,
@@ -31,10 +32,12 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
     from ._views import EXCLUSIONS_KEY, ViewExclusions, view_exclusions
 
 __all__ = (
+    "CEILING_KEY",
     "EXCLUSIONS_KEY",
     "CompiledChatRequest",
     "CompiledMessage",
     "ContextBlock",
+    "InputCeiling",
     "LeftOut",
     "LeftOutReason",
     "SectionAuthority",

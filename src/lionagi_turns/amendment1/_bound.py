@@ -122,6 +122,9 @@ class Bound:
     meter: Meter
     react: bool = False
     measure: Any = None  # the caller's ``measure`` (None: o200k), the key of what was measured
+    # the history start rule (None: ``keep_newest`` under the history budget); called with the
+    # projection, its whole turns and their history sizes, it returns the first kept group
+    rule: Any = None
     exclusions: tuple[LeftOut, ...] = ()
     truncated: tuple[LeftOut, ...] = ()
     history_kept: tuple[str, ...] = ()
@@ -260,7 +263,10 @@ class Bound:
         for group in groups:
             totals.append(sum(sizes[end : end + len(group)]))
             end += len(group)
-        start = keep_newest(totals, self.budgets.history)
+        if self.rule is not None:
+            start = self.rule(projected, groups, totals)
+        else:
+            start = keep_newest(totals, self.budgets.history)
         if not start:
             return 0
         # the dropped turns the remembered call dropped too keep their entries
