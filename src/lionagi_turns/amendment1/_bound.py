@@ -123,7 +123,7 @@ class Bound:
     react: bool = False
     measure: Any = None  # the caller's ``measure`` (None: o200k), the key of what was measured
     # the history start rule (None: ``keep_newest`` under the history budget); called with the
-    # projection, its whole turns and their history sizes, it returns the first kept group
+    # projection, its whole turns and each turn's history size, it returns the first kept group
     rule: Any = None
     exclusions: tuple[LeftOut, ...] = ()
     truncated: tuple[LeftOut, ...] = ()
@@ -264,7 +264,7 @@ class Bound:
             totals.append(sum(sizes[end : end + len(group)]))
             end += len(group)
         if self.rule is not None:
-            start = self.rule(projected, groups, totals)
+            start = self.rule(projected, groups, sizes)
         else:
             start = keep_newest(totals, self.budgets.history)
         if not start:

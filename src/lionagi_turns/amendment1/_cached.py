@@ -25,17 +25,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from .._cache_layout import CachedCompile, compile_cached
+from .._cache_layout import CachedCompile, compile_cached, read_record, tool_section
 from .._compiler import Trace
 from .._contracts import CompiledMessage, ContextBlock
 from .._contracts import TurnRequest as SeedRequest
+from .._history import InstructionTurn
 from .._profile import CompileProfile
 from ..integration._anthropic import SegmentedBlocks
 from ._bound import results_section
-from ._ceiling import InputCeiling
+from ._ceiling import InputCeiling, Layout
 from ._compile import compile_amended_traced
 from ._contracts import CompiledChatRequest, LeftOut, SectionBudgets, TurnRequest
-from ._meter import Measure
+from ._meter import Measure, Meter
 from ._sections import context_section
 
 if TYPE_CHECKING:
@@ -100,9 +101,19 @@ def compile_cached_amended(
         held.append(result)
         return result.trace, result.compiled.messages
 
+    measured = None
+    if ceiling is not None:
+        meter = Meter(measure)
+        section = tool_section(list(tool_schemas)) if tool_schemas is not None else ""
+
+        def sent(turn: InstructionTurn) -> int | None:
+            record = read_record(turn.message)
+            return None if record is None else meter.content(record.text)
+
+        measured = Layout(extra=meter.text(section) if section else 0, sent=sent)
     compiled, _ = compile_amended_traced(
         branch, request, budgets=budgets, measure=measure, react_context=react_context,
-        ceiling=ceiling, runner=run,
+        ceiling=ceiling, runner=run, layout=measured,
     )
     result = held[0]
     layout = result.layout

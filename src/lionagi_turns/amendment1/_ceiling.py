@@ -27,7 +27,7 @@ Contract (``InputCeiling(tokens, low_water)``; measures are the profile's, ``Met
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
@@ -42,7 +42,7 @@ from ._sections import marker, result_entry, tool_results_block
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("CEILING_KEY", "InputCeiling", "Stepper", "read_first_kept")
+__all__ = ("CEILING_KEY", "InputCeiling", "Layout", "Stepper", "plan_ceiling", "read_first_kept")
 
 CEILING_KEY = "lionagi_turns.ceiling"
 
@@ -117,16 +117,22 @@ class Stepper:
     first: str | None = None
     stepped: bool = False
     history: int = 0  # what the kept turns weigh
-    sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: its entry
+    # how many tokens a historical instruction was sent as (its results in), None: unknown
+    sent: Callable[[InstructionTurn], int | None] | None = None
+    sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
 
-    def __call__(self, projected: Projection, groups: list[list[Turn]], totals: list[int]) -> int:
+    def __call__(self, projected: Projection, groups: list[list[Turn]], sizes: list[int]) -> int:
         from ._bound import _dedup
 
         join = self.meter.text("\n\n")
         pairs = _dedup(self.instruction, projected.pending, projected.pending_sources)
         self.pending = self._block([r for r, _ in pairs], join)
-        weights = [t + self._results(g, join) + join * len(g)
-                   for t, g in zip(totals, groups, strict=True)]
+        weights = []
+        end = 0
+        for group in groups:
+            weights.append(sum(self._weight(t, s, join) for t, s in
+                               zip(group, sizes[end : end + len(group)], strict=True)))
+            end += len(group)
         fixed = self.fixed + self.pending
         self.room = max(0, self.ceiling.tokens - fixed)
         # a drop step also puts the history marker (one line) before the first message
@@ -149,23 +155,31 @@ class Stepper:
             self.first = str(self.instruction.id)
         return start
 
+    def _weight(self, turn: Turn, size: int, join: int) -> int:
+        """A turn's share of the request: as sent when ``sent`` knows it (its results
+        included), else its history size and its tool_results entry; and its join."""
+        if self.sent is not None and isinstance(turn, InstructionTurn):
+            key = str(turn.message.id)
+            known = self.sizes.get(key)
+            if known is None:
+                sent = self.sent(turn)
+                if sent is not None:
+                    known = self.sizes[key] = sent
+            if known is not None:
+                return known + join
+        return size + self._results(turn, join) + join
+
     def _block(self, results: list[dict[str, Any]], join: int) -> int:
         """A tool_results entry's block and the join before it (0 for an empty entry)."""
         return self.meter.text(tool_results_block(results)) + join if results else 0
 
-    def _results(self, group: list[Turn], join: int) -> int:
+    def _results(self, turn: Turn, join: int) -> int:
         from ._bound import _dedup
 
-        total = 0
-        for turn in group:
-            if isinstance(turn, InstructionTurn) and turn.results:
-                key = str(turn.message.id)
-                size = self.sizes.get(key)
-                if size is None:
-                    pairs = _dedup(turn.message, turn.results, turn.sources)
-                    size = self.sizes[key] = self._block([r for r, _ in pairs], join)
-                total += size
-        return total
+        if not isinstance(turn, InstructionTurn) or not turn.results:
+            return 0
+        pairs = _dedup(turn.message, turn.results, turn.sources)
+        return self._block([r for r, _ in pairs], join)
 
     def record(self) -> dict[str, Any]:
         """What the compiled instruction carries (``CEILING_KEY``)."""
@@ -229,11 +243,27 @@ CURRENT_ROUND_NOTE = (
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What a layout adds to a ceiling's measure: ``extra`` tokens sent outside the messages
+    (the prompt-cache profile's tool section) and ``sent``, a historical instruction's size as
+    that layout sends it (None: as Amendment 1 renders it)."""
+
+    extra: int = 0
+    sent: Callable[[InstructionTurn], int | None] | None = None
+
+
 def plan_ceiling(
-    branch: Branch, request: Any, budgets: SectionBudgets, meter: Meter, ceiling: InputCeiling
+    branch: Branch,
+    request: Any,
+    budgets: SectionBudgets,
+    meter: Meter,
+    ceiling: InputCeiling,
+    layout: Layout | None = None,
 ) -> tuple[SectionBudgets, Stepper]:
     """The section budgets ``ceiling`` maps to for ``request`` and the history rule (module
     contract); measures the system and the instruction (with the request's call options)."""
+    layout = layout or Layout()
     from .._history import select_ids
     from .._render import CallOptions, render_view
 
@@ -246,12 +276,13 @@ def plan_ceiling(
     instruction = meter.content(own)
     ids = select_ids(branch, request.progression)
     pending = trailing_results(branch, ids, meter)
-    mapped = ceiling_budgets(ceiling, budgets, system_size, instruction + pending)
+    mapped = ceiling_budgets(ceiling, budgets, system_size, instruction + pending + layout.extra)
     stepper = Stepper(
         ceiling=ceiling,
         meter=meter,
-        fixed=system_size + instruction,
+        fixed=system_size + instruction + layout.extra,
         previous=read_first_kept(branch, ids),
         instruction=request.instruction,
+        sent=layout.sent,
     )
     return mapped, stepper

@@ -45,7 +45,7 @@ from .._contracts import TurnRequest as SeedRequest
 from .._profile import CompileProfile
 from .._render import CallOptions, render_view
 from ._bound import Bound, results_section
-from ._ceiling import CEILING_KEY, CURRENT_ROUND_NOTE, InputCeiling, plan_ceiling
+from ._ceiling import CEILING_KEY, CURRENT_ROUND_NOTE, InputCeiling, Layout, plan_ceiling
 from ._contracts import (
     SECTION_AUTHORITY,
     SECTION_POSTURE,
@@ -120,11 +120,13 @@ def compile_amended_traced(
     react_context: Sequence[Any] | None = None,
     ceiling: InputCeiling | None = None,
     runner: Runner | None = None,
+    layout: Layout | None = None,
 ) -> tuple[CompiledChatRequest, Trace]:
     """``compile_chat_request`` and the pipeline's trace under it (its fold plan; the history
     marker pass 5 puts before the first message is not in the trace); same arguments and
     errors. ``runner`` (None: the default pipeline) runs the pipeline under the profile and
-    returns its trace and the messages with the history marker (``_cached``)."""
+    returns its trace and the messages with the history marker (``_cached``); ``layout`` is
+    what that runner's layout adds to a ceiling's measure."""
     if not isinstance(request, TurnRequest):
         raise TypeError(
             f"amendment1.compile_chat_request takes an amendment1.TurnRequest, got "
@@ -141,7 +143,7 @@ def compile_amended_traced(
     meter = Meter(measure)
     stepper = None
     if ceiling is not None:
-        budgets, stepper = plan_ceiling(branch, request, budgets, meter, ceiling)
+        budgets, stepper = plan_ceiling(branch, request, budgets, meter, ceiling, layout)
 
     blocks, context_left = _admit_blocks(request, budgets.context, meter)
     if stepper is not None:
