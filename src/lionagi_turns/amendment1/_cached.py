@@ -42,7 +42,7 @@ from ._sections import context_section
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("compile_cached_amended",)
+__all__ = ("compile_cached_amended", "compile_for_prompt_cache")
 
 PROFILE_NAME = "adr-0127+adr-0007-amendment-1"
 
@@ -120,3 +120,27 @@ def compile_cached_amended(
     blocks = SegmentedBlocks(list(layout.stable), list(layout.conversation), layout.previous_end)
     return compiled, blocks, result
 
+
+
+def compile_for_prompt_cache(
+    branch: Branch,
+    request: TurnRequest,
+    *,
+    tool_schemas: Sequence[Any] | None = None,
+    budgets: SectionBudgets | None = None,
+    measure: Measure | None = None,
+    react_context: Sequence[Any] | None = None,
+    ceiling: InputCeiling | None = None,
+) -> tuple[CompiledChatRequest, SegmentedBlocks]:
+    """Amendment 1 composed with the ADR-0127 layout (module contract): the amended compiled
+    request (``bounds`` included; its instruction carries the durable prompt-cache record and,
+    under a ceiling, the first kept turn) and the ordered system blocks (the stable segment,
+    then the conversation segment) that lionagi's Anthropic adapter takes as
+    ``system_blocks``. ``tool_schemas`` None reads the Branch's tool set
+    (``branch.acts.schema_list``). Same errors as ``compile_chat_request``."""
+    schemas = list(branch.acts.schema_list) if tool_schemas is None else list(tool_schemas)
+    compiled, blocks, _ = compile_cached_amended(
+        branch, request, schemas, budgets=budgets, measure=measure,
+        react_context=react_context, ceiling=ceiling,
+    )
+    return compiled, blocks

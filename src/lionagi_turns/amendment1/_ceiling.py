@@ -188,8 +188,14 @@ class Stepper:
             "ceiling": self.ceiling.tokens,
             "low_water": self.ceiling.low,
             "stepped": self.stepped,
-            "used": self.fixed + self.pending + self.history,
+            "used": self.used,
         }
+
+    @property
+    def used(self) -> int:
+        """The request by the profile's measure: the fixed part, the current round's results
+        and the kept turns (with the history marker when a turn is dropped)."""
+        return self.fixed + self.pending + self.history
 
 
 def ceiling_budgets(
@@ -208,9 +214,9 @@ def ceiling_budgets(
     context = left if budgets.context is None else min(budgets.context, left)
     return SectionBudgets(
         system=ceiling.tokens if budgets.system is None else min(budgets.system, ceiling.tokens),
-        instruction=max(0, ceiling.tokens - system)
-        if budgets.instruction is None
-        else min(budgets.instruction, max(0, ceiling.tokens - system)),
+        # a system over the ceiling is the one refusal named (the instruction is not weighed)
+        instruction=None if system > ceiling.tokens else _least(
+            budgets.instruction, ceiling.tokens - system),
         history=ceiling.tokens,
         context=context,
         tool_results=None,
@@ -286,3 +292,7 @@ def plan_ceiling(
         sent=layout.sent,
     )
     return mapped, stepper
+
+
+def _least(budget: int | None, share: int) -> int:
+    return share if budget is None else min(budget, share)

@@ -217,7 +217,7 @@ def compile_amended_traced(
             refusals.append(("instruction", used, budgets.instruction, _note(
                 "instruction", "shorten the instruction, its guidance or its call options",
                 ceiling)))
-    if stepper is not None and stepper.fixed + stepper.pending > stepper.ceiling.tokens:
+    if not refusals and stepper is not None and stepper.used > stepper.ceiling.tokens:
         refusals.append(("tool_results", stepper.pending,
                          max(0, stepper.ceiling.tokens - stepper.fixed), CURRENT_ROUND_NOTE))
     if refusals:
