@@ -1,0 +1,159 @@
+"""Bounded and cached together over the real transport: lionagi's Anthropic adapter with
+``prompt_caching=True``, HTTP, the fake Messages server, ``install(profile="amendment1",
+ceiling=...)``. Every body asserted on is what the server received."""
+
+import asyncio
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from lionagi import Branch, iModel
+from pydantic import BaseModel
+
+import lionagi_turns
+from lionagi_turns import prompt_cache_account
+from lionagi_turns._measure import count_tokens
+from lionagi_turns.amendment1 import CEILING_KEY, InputCeiling, SectionBudgetRefused
+from lionagi_turns.characterize.cache_sim import prefix_pairs
+from lionagi_turns.cli._load import parse_branch
+
+from .anthropic_server import AnthropicServer
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("offline_tokens")]
+
+SYSTEM = "You are the dispatcher's assistant. Cite every tool result you use. " * 8
+CEILING = 6000
+LOW_WATER = 3600
+
+
+def check_stock(sku: str) -> dict:
+    """Look up the stock of one product.
+
+    Args:
+        sku: the product's stock-keeping unit
+    """
+    if sku == "ALL":
+        return {"sku": sku, "detail": "every bay, every lot, every count. " * 800}
+    return {"sku": sku, "detail": "".join(f"{sku} lot {n}: bay {n % 7}, 40 units. "
+                                          for n in range(25))}
+
+
+class Step(BaseModel):
+    finding: str
+
+
+def step(i: int, sku: str | None = None) -> dict[str, Any]:
+    return {"finding": f"f{i}", "action_required": True,
+            "action_requests": [{"function": "check_stock",
+                                 "arguments": {"sku": sku or f"SKU-{i}"}}]}
+
+
+def model(server: AnthropicServer) -> Any:
+    return iModel(provider="anthropic", model="claude-sonnet-4-5", api_key="x",
+                  base_url=server.base_url, requires_tokens=False, allow_local_network=True,
+                  prompt_caching=True)
+
+
+def tokens(body: dict[str, Any]) -> int:
+    texts = [b["text"] for b in body.get("system", [])]
+    for message in body["messages"]:
+        content = message["content"]
+        texts += [content] if isinstance(content, str) else [b.get("text", "") for b in content]
+    return sum(map(count_tokens, texts))
+
+
+@pytest.fixture
+def uninstalled() -> Iterator[None]:
+    lionagi_turns.uninstall()
+    yield
+    lionagi_turns.uninstall()
+
+
+async def rounds(branch: Branch, start: int, stop: int) -> None:
+    for i in range(start, stop):
+        await branch.operate(instruction=f"round {i}", response_format=Step, actions=True)
+
+
+def run(install: bool, n: int) -> tuple[list[dict[str, Any]], Branch]:
+    with AnthropicServer() as server:
+        server.script(*(step(i) for i in range(n)))
+        if install:
+            lionagi_turns.install(profile="amendment1",
+                                  ceiling=InputCeiling(CEILING, low_water=LOW_WATER))
+        try:
+            branch = Branch(system=SYSTEM, chat_model=model(server), tools=[check_stock])
+            asyncio.run(rounds(branch, 0, n))
+        finally:
+            lionagi_turns.uninstall()
+        return server.bodies(), branch
+
+
+def stepped(branch: Branch) -> list[bool]:
+    return [m.metadata[CEILING_KEY]["stepped"] for m in branch.messages
+            if type(m).__name__ == "Instruction"]
+
+
+def test_a_long_loop_holds_the_ceiling_keeps_the_cache_layout_and_counts_each_step(
+    uninstalled: None,
+) -> None:
+    plain, _ = run(False, 16)
+    bodies, branch = run(True, 16)
+    assert tokens(plain[-1]) > 2 * CEILING  # lionagi alone: nothing bounds the history
+    assert max(map(tokens, bodies)) <= CEILING
+    # the ADR-0127 layout: system text and tool set as the stable blocks, marked
+    for body in bodies:
+        assert body["system"][0]["text"] == SYSTEM.strip()
+        assert "check_stock" in body["system"][1]["text"]
+        assert "cache_control" in body["system"][-1]  # the stable segment's mark
+    steps = stepped(branch)
+    assert 2 <= sum(steps) <= 5
+    pairs = prefix_pairs(bodies)
+    assert [p.ok for p in pairs] == [not s for s in steps[1:]]  # only a drop step breaks it
+    account = prompt_cache_account(branch)
+    assert account.history_rewrites == sum(steps)
+    assert account.segment_changes == 0
+    last = bodies[-1]["messages"][0]["content"]
+    first_text = last if isinstance(last, str) else last[0]["text"]
+    assert re.match(r"\[LIONAGI_SECTION_TRUNCATED section=history left_out=\d+ "
+                    r"reason=truncated\]\n\n", first_text)
+
+
+def test_a_reloaded_branch_continues_the_same_cached_prefix(uninstalled: None) -> None:
+    with AnthropicServer() as server:
+        server.script(*(step(i) for i in range(14)))
+        lionagi_turns.install(profile="amendment1",
+                              ceiling=InputCeiling(CEILING, low_water=LOW_WATER))
+        branch = Branch(system=SYSTEM, chat_model=model(server), tools=[check_stock])
+        asyncio.run(rounds(branch, 0, 12))
+        while stepped(branch)[-1]:  # end between two steps
+            asyncio.run(rounds(branch, 12, 13))
+        saved = json.loads(json.dumps(branch.to_dict(), default=str))
+        reloaded = parse_branch(saved).branch
+        reloaded.chat_model = model(server)
+        reloaded.register_tools([check_stock])
+        asyncio.run(rounds(reloaded, 13, 14))
+        bodies = server.bodies()
+    first = [m.metadata[CEILING_KEY]["first"] for m in reloaded.messages
+             if type(m).__name__ == "Instruction"]
+    assert first[-1] == first[-2] is not None
+    assert prefix_pairs(bodies)[-1].ok
+    assert prompt_cache_account(reloaded).calls[-1].history_rewritten is False
+
+
+def test_a_round_whose_own_result_is_over_the_ceiling_is_refused_before_the_call(
+    uninstalled: None,
+) -> None:
+    with AnthropicServer() as server:
+        server.script(step(0), step(1, "ALL"), step(2))
+        lionagi_turns.install(profile="amendment1",
+                              ceiling=InputCeiling(CEILING, low_water=LOW_WATER))
+        branch = Branch(system=SYSTEM, chat_model=model(server), tools=[check_stock])
+        asyncio.run(rounds(branch, 0, 2))  # round 1 asked for ALL: its result is huge
+        count = len(branch.messages)
+        with pytest.raises(SectionBudgetRefused) as info:
+            asyncio.run(rounds(branch, 2, 3))
+        assert len(server.bodies()) == 2  # no request without the data it asked for
+    assert len(branch.messages) == count
+    assert "the tool_results section measures" in str(info.value)
