@@ -104,7 +104,7 @@ def test_a_long_loop_holds_the_ceiling_keeps_the_cache_layout_and_counts_each_st
     assert max(map(tokens, bodies)) <= CEILING
     # the ADR-0127 layout: system text and tool set as the stable blocks, marked
     for body in bodies:
-        assert body["system"][0]["text"] == SYSTEM.strip()
+        assert body["system"][0]["text"] == SYSTEM
         assert "check_stock" in body["system"][1]["text"]
         assert "cache_control" in body["system"][-1]  # the stable segment's mark
     steps = stepped(branch)
