@@ -117,6 +117,8 @@ class Stepper:
     first: str | None = None
     stepped: bool = False
     history: int = 0  # what the kept turns weigh
+    parts: dict[str, int] = field(default_factory=dict)  # the fixed part, per section
+    kept: list[int] = field(default_factory=list)  # each kept whole turn's weight
     # how many tokens a historical instruction was sent as (its results in), None: unknown
     sent: Callable[[InstructionTurn], int | None] | None = None
     sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
@@ -147,6 +149,7 @@ class Stepper:
             start = next(s for s in range(prev, len(groups) + 1) if tail[s] <= low)
             self.stepped = True
         self.history = tail[start] + (mark if start else 0)
+        self.kept = weights[start:]
         if start == 0:
             self.first = None
         elif start < len(groups):
@@ -182,13 +185,22 @@ class Stepper:
         return self._block([r for r, _ in pairs], join)
 
     def record(self) -> dict[str, Any]:
-        """What the compiled instruction carries (``CEILING_KEY``)."""
+        """What the compiled instruction carries (``CEILING_KEY``): the first kept turn,
+        whether this request was a drop step, the ceiling, the request by the profile's
+        measure in all and per section, and how many more turns of the kept turns' mean size
+        fit before the next drop step."""
+        typical = round(sum(self.kept) / len(self.kept)) if self.kept else None
+        free = self.ceiling.tokens - self.used
         return {
             "first": self.first,
+            "stepped": self.stepped,
             "ceiling": self.ceiling.tokens,
             "low_water": self.ceiling.low,
-            "stepped": self.stepped,
             "used": self.used,
+            "sections": {**self.parts, "tool_results": self.pending, "history": self.history},
+            "kept_turns": len(self.kept),
+            "typical_turn": typical,
+            "turns_before_next_step": free // typical if typical else None,
         }
 
     @property
@@ -290,6 +302,7 @@ def plan_ceiling(
         previous=read_first_kept(branch, ids),
         instruction=request.instruction,
         sent=layout.sent,
+        parts={"system": system_size, "instruction": instruction + layout.extra},
     )
     return mapped, stepper
 

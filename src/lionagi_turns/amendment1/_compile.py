@@ -147,8 +147,9 @@ def compile_amended_traced(
 
     blocks, context_left = _admit_blocks(request, budgets.context, meter)
     if stepper is not None:
-        stepper.fixed += sum(meter.text(json_dumps(block_entry(b), sort_keys=True))
-                             for b in blocks)
+        context = sum(meter.text(json_dumps(block_entry(b), sort_keys=True)) for b in blocks)
+        stepper.fixed += context
+        stepper.parts["context"] = context
     seed = SeedRequest(
         instruction=request.instruction,
         progression=request.progression,
