@@ -157,3 +157,46 @@ def test_a_round_whose_own_result_is_over_the_ceiling_is_refused_before_the_call
         assert len(server.bodies()) == 2  # no request without the data it asked for
     assert len(branch.messages) == count
     assert "the tool_results section measures" in str(info.value)
+
+
+def test_on_an_openai_compatible_server_the_same_steps_hold_the_ceiling(
+    uninstalled: None, chat_server: Any, openai_model: Any
+) -> None:
+    from collections import Counter
+
+    from lionagi.protocols.messages import ActionRequest, System
+
+    from lionagi_turns import amendment1
+
+    from .http_server import Reply
+
+    def loop(install: bool) -> tuple[list[dict[str, Any]], Branch]:
+        chat_server.clear()
+        chat_server.script(*(Reply(content=step(i)) for i in range(16)))
+        if install:
+            lionagi_turns.install(profile="amendment1",
+                                  ceiling=InputCeiling(3000, low_water=1800))
+        try:
+            branch = Branch(system=SYSTEM, chat_model=openai_model(), tools=[check_stock])
+            asyncio.run(rounds(branch, 0, 16))
+        finally:
+            lionagi_turns.uninstall()
+        return [{"messages": r.messages} for r in chat_server.chat_requests()], branch
+
+    plain, _ = loop(False)
+    bodies, branch = loop(True)
+    assert tokens(plain[-1]) > 2 * 3000  # history renders durably here: smaller rounds
+    assert max(map(tokens, bodies)) <= 3000
+    assert sum(stepped(branch)) >= 2
+    # the next request names every record of the branch once: kept or left out
+    ins = branch.msgs.create_instruction(instruction="next")
+    compiled = amendment1.compile_chat_request(
+        branch, amendment1.TurnRequest(instruction=ins),
+        ceiling=InputCeiling(3000, low_water=1800))
+    named = Counter(n for b in compiled.bounds for n in (*b.kept, *(e.name for e in b.left_out)))
+    left = {e.name for e in compiled.bound("history").left_out}
+    for msg in branch.messages:
+        if isinstance(msg, System):
+            continue
+        hidden = isinstance(msg, ActionRequest) and str(msg.id) not in left
+        assert named[str(msg.id)] == (0 if hidden else 1), type(msg).__name__
