@@ -98,8 +98,8 @@ def stepped(branch: Branch) -> list[bool]:
 def test_a_long_loop_holds_the_ceiling_keeps_the_cache_layout_and_counts_each_step(
     uninstalled: None,
 ) -> None:
-    plain, _ = run(False, 16)
-    bodies, branch = run(True, 16)
+    plain, _ = run(False, 12)
+    bodies, branch = run(True, 12)
     assert tokens(plain[-1]) > 2 * CEILING  # lionagi alone: nothing bounds the history
     assert max(map(tokens, bodies)) <= CEILING
     # the ADR-0127 layout: system text and tool set as the stable blocks, marked
@@ -200,3 +200,33 @@ def test_on_an_openai_compatible_server_the_same_steps_hold_the_ceiling(
             continue
         hidden = isinstance(msg, ActionRequest) and str(msg.id) not in left
         assert named[str(msg.id)] == (0 if hidden else 1), type(msg).__name__
+
+
+@pytest.mark.anyio
+async def test_on_a_cli_model_the_same_steps_hold_the_ceiling(
+    uninstalled: None, fake_clis: Any
+) -> None:
+    """codex never resumes: every prompt (its stdin) is the whole compiled view."""
+    answers = [f"answer {i}: " + ", ".join(f"bay {i}.{k} holds {k * 37 % 101} units"
+                                            for k in range(30)) for i in range(10)]
+
+    async def loop(install: bool) -> list[int]:
+        fake_clis.reset()
+        fake_clis.replies(*answers)
+        if install:
+            lionagi_turns.install(profile="amendment1",
+                                  ceiling=InputCeiling(1200, low_water=700))
+        try:
+            branch = Branch(system="Be brief.", chat_model=iModel(provider="codex",
+                                                                  model="gpt-5.3-codex"))
+            for i in range(10):
+                await branch.communicate(f"question {i}")
+        finally:
+            lionagi_turns.uninstall()
+        return [count_tokens(c["stdin"]) for c in fake_clis.calls("codex")]
+
+    plain = await loop(False)
+    bounded = await loop(True)
+    assert plain[-1] > 2 * 1200
+    assert len(bounded) == 10 and max(bounded) <= 1200
+    assert "[LIONAGI_SECTION_TRUNCATED section=history" in fake_clis.calls("codex")[-1]["stdin"]
