@@ -212,3 +212,35 @@ def test_a_reloaded_branch_continues_from_the_same_first_kept_turn() -> None:
     # the previous request's history is the prefix of the reloaded branch's next one
     previous = compiled[-1].messages
     assert list(there.messages[: len(previous) - 1]) == list(previous[:-1])
+
+
+# ------------------------------------------------------------------------------ fast path
+
+
+def _sent(compiled: CompiledChatRequest) -> tuple[Any, ...]:
+    return compiled.messages, compiled.bounds, compiled.instruction.metadata[CEILING_KEY]
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["amendment1", "with the cache layout"])
+def test_the_fast_path_changes_nothing_a_ceiling_sends(cached: bool) -> None:
+    from lionagi_turns import no_fast_path
+    from lionagi_turns.amendment1 import compile_for_prompt_cache
+
+    ceiling = InputCeiling(1500, low_water=900)
+
+    def compile_next(b: Branch, ins: Any) -> CompiledChatRequest:
+        request = TurnRequest(instruction=ins)
+        if cached:
+            return compile_for_prompt_cache(b, request, tool_schemas=[], measure=chars,
+                                            ceiling=ceiling)[0]
+        return compile_chat_request(b, request, measure=chars, ceiling=ceiling)
+
+    b = branch(system=SYSTEM)
+    for i in range(25):
+        compiled = compile_next(b, b.msgs.create_instruction(instruction=f"round {i}"))
+        record_round(b, compiled, i, "o" * 120)
+    ins = b.msgs.create_instruction(instruction="next")
+    warm = [_sent(compile_next(b, ins)) for _ in range(2)]
+    with no_fast_path():
+        cold = _sent(compile_next(b, ins))
+    assert warm[0] == warm[1] == cold
