@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi.protocols.messages import System
 
+from ._cache_compose import verified_with_results
 from ._cache_memo import ViewRecords, prefix_digests, view_records
 from ._cache_memo import tool_section as memo_tool_section
 from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
@@ -67,7 +68,7 @@ from ._fast import switch as _switch
 from ._fast.yaml import minimal_yaml
 from ._history import InstructionTurn, select_ids
 from ._profile import CompileProfile
-from ._render import CallOptions, own_copy, render_view
+from ._render import CallOptions, ResultsSection, own_copy, render_view
 from ._values import check_value, naming_record
 
 if TYPE_CHECKING:
@@ -246,6 +247,7 @@ def _compile_cached(
     )
     if compose is not None:
         profile = compose.profile(profile, later)
+        as_sent.results_section = profile.results_section
     trace = compile_traced(branch, request, profile=profile, react_context=react_context)
     current = trace.rendered[-1].content
     if (
@@ -335,11 +337,15 @@ class _AsSent:
     def __init__(self, records: ViewRecords) -> None:
         self.records = records
         self.unverified: dict[int, IgnoredRecord] = {}
+        # a composed profile's results section (``_cache_compose``); None: the seed's merge
+        self.results_section: ResultsSection | None = None
 
     def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
         record, text = self.records.sent_record(turn, rendered)
         if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
             return rendered
+        if text is None and self.results_section is not None:
+            text = verified_with_results(turn, rendered, record, self.results_section)
         if text is None:  # a record without a text is listed by view_records already
             if record.text is not None:
                 self.unverified[turn.position] = IgnoredRecord(
