@@ -8,7 +8,8 @@ results tail (the rendering's last paragraph, or its last text part), after whic
 sections cannot follow. ``verified_with_results(turn, rendered, record, section)`` is
 ``record.text`` when ``rendered`` and the text both end in the tail the section renders for the
 turn's results and the text without it verifies against the rendering without it (the same
-rules, nothing looser); None otherwise. Pure.
+rules, with the instruction's results taken out, since they are in the tail; nothing looser);
+None otherwise. Pure.
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ def verified_with_results(
     base, sent = _without(rendered, tail), _without(text, tail)
     if base is None or sent is None:
         return None
-    return text if verified_text(turn, base, replace(record, text=sent)) is not None else None
+    # the results are in the tail: the instruction without them is what the rest renders
+    bare = replace(turn, results=[], sources=[])
+    return text if verified_text(bare, base, replace(record, text=sent)) is not None else None
 
 
 def _without(content: Any, tail: str) -> Content | None:
