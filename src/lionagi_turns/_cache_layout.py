@@ -49,25 +49,26 @@ only, which lionagi records after a successful call.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi.protocols.messages import System
 
+from ._cache_compose import verified_with_results
 from ._cache_memo import ViewRecords, prefix_digests, view_records
 from ._cache_memo import tool_section as memo_tool_section
 from ._cache_record import RECORD_KEY, SegmentChanges, SentRecord, digest, read_record
 from ._cache_sent import response_sections
 from ._compiler import Trace, _current_record, compile_traced
-from ._contracts import CompiledChatRequest, ContextBlock, TurnRequest
+from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
 from ._envelope import encode_context_section
 from ._fast import resume as _resume
 from ._fast import switch as _switch
 from ._fast.yaml import minimal_yaml
 from ._history import InstructionTurn, select_ids
 from ._profile import CompileProfile
-from ._render import CallOptions, own_copy, render_view
+from ._render import CallOptions, ResultsSection, own_copy, render_view
 from ._values import check_value, naming_record
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ __all__ = (
     "RECORD_KEY",
     "CacheLayout",
     "CachedCompile",
+    "Compose",
     "IgnoredRecord",
     "SegmentChanges",
     "SentRecord",
@@ -152,6 +154,7 @@ def compile_cached(
     *,
     react_context: Sequence[Any] | None = None,
     audit: bool = False,
+    compose: Compose | None = None,
 ) -> CachedCompile:
     """Compile ``request`` under the prompt-cache profile (module rules) through the compiler's
     profile seam (``compile_traced``). ``tool_schemas`` is the conversation's tool set
@@ -163,9 +166,11 @@ def compile_cached(
     prompt-cache path applies the same de-duplication). ``CachedCompile.ignored`` lists the
     records that are not well formed or have flaws, and a recorded stable segment read without
     its tool section; with ``audit`` also every record whose text does not verify (it then
-    compiles without resuming a previous walk, which skips the history it reuses)."""
+    compiles without resuming a previous walk, which skips the history it reuses). ``compose``
+    layers another profile on this one (``Compose``; Amendment 1's bounds): the layout, records
+    and changes are those of the messages it finishes."""
     with _switch.resolved():  # one reading of the fast-path switch for the memos and the seam
-        return _compile_cached(branch, request, tool_schemas, react_context, audit)
+        return _compile_cached(branch, request, tool_schemas, react_context, audit, compose)
 
 
 def branch_system(branch: Branch) -> System | None:
@@ -200,6 +205,7 @@ def _compile_cached(
     tool_schemas: Sequence[Any] | None,
     react_context: Sequence[Any] | None,
     audit: bool,
+    compose: Compose | None = None,
 ) -> CachedCompile:
     records, stale = view_records(branch, select_ids(branch, request.progression))
     if stale is not None:  # the records changed: the walk made under the old key is stale
@@ -239,6 +245,9 @@ def _compile_cached(
         history_text=as_sent,
         reuse=None if audit else _reuse_key(records.stamp),
     )
+    if compose is not None:
+        profile = compose.profile(profile, later)
+        as_sent.results_section = profile.results_section
     trace = compile_traced(branch, request, profile=profile, react_context=react_context)
     current = trace.rendered[-1].content
     if (
@@ -257,9 +266,13 @@ def _compile_cached(
                 request.instruction.content,
                 results=trace.projection.pending,
                 context=trace.current_context,
+                **_sectioned(profile),
             )
 
-    messages = trace.compiled.messages
+    compiled = trace.compiled
+    if compose is not None:
+        compiled = replace(compiled, messages=compose.messages(trace))
+    messages = compiled.messages
     marks = {len(messages)}
     if last is not None and last.messages <= len(messages):
         marks.add(last.messages)
@@ -288,14 +301,32 @@ def _compile_cached(
         changes=changes,
         fold=later or None,
     )
-    trace.compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
+    compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
     return CachedCompile(
-        trace.compiled,
+        compiled,
         CacheLayout(stable, conversation, previous_end, changes),
         record,
         trace,
         _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
     )
+
+
+class Compose(Protocol):
+    """Another profile layered on this one: ``profile(base, later)`` is the profile the
+    pipeline runs (``later``: the blocks this call folds into its turn), ``messages(trace)``
+    the messages sent (e.g. with a marker put before the first). A historical instruction
+    renders as the composed profile renders it, so its ``results_section`` is part of the
+    durable basis a sent record is checked against."""
+
+    def profile(
+        self, base: CompileProfile, later: tuple[ContextBlock, ...]
+    ) -> CompileProfile: ...
+
+    def messages(self, trace: Trace) -> tuple[CompiledMessage, ...]: ...
+
+
+def _sectioned(profile: CompileProfile) -> dict[str, Any]:
+    return {} if profile.results_section is None else {"results_section": profile.results_section}
 
 
 class _AsSent:
@@ -306,11 +337,15 @@ class _AsSent:
     def __init__(self, records: ViewRecords) -> None:
         self.records = records
         self.unverified: dict[int, IgnoredRecord] = {}
+        # a composed profile's results section (``_cache_compose``); None: the seed's merge
+        self.results_section: ResultsSection | None = None
 
     def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
         record, text = self.records.sent_record(turn, rendered)
         if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
             return rendered
+        if text is None and self.results_section is not None:
+            text = verified_with_results(turn, rendered, record, self.results_section)
         if text is None:  # a record without a text is listed by view_records already
             if record.text is not None:
                 self.unverified[turn.position] = IgnoredRecord(

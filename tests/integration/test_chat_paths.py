@@ -264,7 +264,7 @@ def test_prompt_cache_endpoint_with_the_seed_profile_forced_warns_once() -> None
     assert "system_blocks" not in kw
 
 
-def test_prompt_cache_endpoint_under_the_amendment1_profile_warns_that_profile_once() -> None:
+def test_prompt_cache_endpoint_under_the_amendment1_profile_composes_the_cache_layout() -> None:
     integration._reset_warnings()
     branch = Branch(system="s")
     imodel = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True), is_cli=False)
@@ -277,8 +277,9 @@ def test_prompt_cache_endpoint_under_the_amendment1_profile_warns_that_profile_o
                 _, kw = prepare_run_kwargs(branch, None, ChatParam(), ins=ins, imodel=imodel)
     finally:
         lionagi_turns.uninstall()
-    assert _gap_warnings(record) == [integration.AMENDMENT1_PROMPT_CACHE_GAP]
-    assert "system_blocks" not in kw
+    assert _gap_warnings(record) == []
+    assert kw["system_blocks"] == ["s"]  # the system is the stable segment, not folded
+    assert kw["messages"] == [{"role": "user", "content": "Instruction: q"}]
 
 
 def test_prompt_cache_endpoint_compiles_the_cache_profile_without_a_warning() -> None:

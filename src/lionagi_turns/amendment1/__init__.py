@@ -1,6 +1,8 @@
 """ADR-0007 Amendment 1 (D7 section bounds, D8 section authority, the tool_results section) as
 an opt-in compile profile. The default profile (``lionagi_turns.compile_chat_request``) is
-unchanged; this package has its own contracts with the amended fields.
+unchanged; this package has its own contracts with the amended fields. ``InputCeiling`` bounds
+a whole request with stepped truncation; ``compile_for_prompt_cache`` composes the profile with
+the ADR-0127 prompt-cache layout.
 
 With a lionagi other than 0.36.x this module still imports, and each name raises
 ``IntegrationError`` on access (``lionagi_turns._support``).
@@ -11,6 +13,8 @@ from typing import TYPE_CHECKING
 from .._support import unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
+    from ._cached import compile_for_prompt_cache
+    from ._ceiling import CEILING_KEY, InputCeiling
     from ._compile import compile_chat_request
     from ._contracts import (
         CompiledChatRequest,
@@ -31,10 +35,12 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
     from ._views import EXCLUSIONS_KEY, ViewExclusions, view_exclusions
 
 __all__ = (
+    "CEILING_KEY",
     "EXCLUSIONS_KEY",
     "CompiledChatRequest",
     "CompiledMessage",
     "ContextBlock",
+    "InputCeiling",
     "LeftOut",
     "LeftOutReason",
     "SectionAuthority",
@@ -47,6 +53,7 @@ __all__ = (
     "ViewExclusions",
     "bounds_rows",
     "compile_chat_request",
+    "compile_for_prompt_cache",
     "compile_report",
     "decode_context_section",
     "encode_context_section",

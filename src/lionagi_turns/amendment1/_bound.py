@@ -33,7 +33,7 @@ lets the pipeline reuse its rendering.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import accumulate, chain
 from typing import Any
@@ -59,6 +59,8 @@ _Pair = tuple[dict[str, Any], ActionResponse]
 _Derived = tuple[tuple[_Pair, ...], tuple[ActionResponse, ...]]  # rendered pairs, all sources
 _Weighed = tuple[_Derived, tuple[int, ...]]  # and each rendered result's size
 _UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
+# ``Bound.rule``: (projection, its whole turns, each turn's history size) -> first kept group
+Rule = Callable[[Projection, list[list[Turn]], list[int]], int]
 
 
 class _Entry(list[dict[str, Any]]):
@@ -122,6 +124,9 @@ class Bound:
     meter: Meter
     react: bool = False
     measure: Any = None  # the caller's ``measure`` (None: o200k), the key of what was measured
+    # the history start rule (None: ``keep_newest`` under the history budget); called with the
+    # projection, its whole turns and each turn's history size, it returns the first kept group
+    rule: Rule | None = None
     exclusions: tuple[LeftOut, ...] = ()
     truncated: tuple[LeftOut, ...] = ()
     history_kept: tuple[str, ...] = ()
@@ -260,7 +265,10 @@ class Bound:
         for group in groups:
             totals.append(sum(sizes[end : end + len(group)]))
             end += len(group)
-        start = keep_newest(totals, self.budgets.history)
+        if self.rule is not None:
+            start = self.rule(projected, groups, sizes)
+        else:
+            start = keep_newest(totals, self.budgets.history)
         if not start:
             return 0
         # the dropped turns the remembered call dropped too keep their entries

@@ -35,7 +35,7 @@ new texts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lionagi.ln import json_dumps
@@ -45,6 +45,7 @@ from .._contracts import TurnRequest as SeedRequest
 from .._profile import CompileProfile
 from .._render import CallOptions, render_view
 from ._bound import Bound, results_section
+from ._ceiling import CEILING_KEY, CURRENT_ROUND_NOTE, InputCeiling, Layout, plan_ceiling
 from ._contracts import (
     SECTION_AUTHORITY,
     SECTION_POSTURE,
@@ -64,7 +65,19 @@ from ._sections import block_entry, context_section, marker_lines, prepend_part
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("REUSE", "compile_amended_traced", "compile_chat_request")
+__all__ = ("REUSE", "Runner", "compile_amended_traced", "compile_chat_request")
+
+# A pipeline run: (request, profile, marker, context left out) -> (trace, marked messages);
+# ``_cached`` runs the prompt-cache layout's compile under this profile.
+Runner = Callable[
+    [
+        SeedRequest,
+        CompileProfile,
+        Callable[[Trace], tuple[CompiledMessage, ...]],
+        tuple[LeftOut, ...],
+    ],
+    tuple[Trace, tuple[CompiledMessage, ...]],
+]
 
 # The profile's resume key (``CompileProfile.reuse``): under it a turn object renders the same
 # in every compile — the default history options and text, and ``_bound.results_section``, a
@@ -78,6 +91,7 @@ def compile_chat_request(
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
     react_context: Sequence[Any] | None = None,
+    ceiling: InputCeiling | None = None,
 ) -> CompiledChatRequest:
     """Compile ``request`` against ``branch`` under Amendment 1 (see the module passes).
 
@@ -87,9 +101,13 @@ def compile_chat_request(
     items of the running ReAct turn (None or empty: no ReAct step). Raises the default
     profile's errors, ``ValueError`` for a non-material block and ``SectionBudgetRefused`` for
     a system or instruction section over its budget, before producing any output.
+    ``ceiling``: an ``InputCeiling`` for the whole request (``_ceiling``: the history is cut in
+    steps down to its low-water mark, the current round's results are never dropped; the
+    compiled instruction records the first kept turn); None: the ADR's bounds as they are.
     """
     return compile_amended_traced(
-        branch, request, budgets=budgets, measure=measure, react_context=react_context
+        branch, request, budgets=budgets, measure=measure, react_context=react_context,
+        ceiling=ceiling,
     )[0]
 
 
@@ -100,10 +118,15 @@ def compile_amended_traced(
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
     react_context: Sequence[Any] | None = None,
+    ceiling: InputCeiling | None = None,
+    runner: Runner | None = None,
+    layout: Layout | None = None,
 ) -> tuple[CompiledChatRequest, Trace]:
     """``compile_chat_request`` and the pipeline's trace under it (its fold plan; the history
     marker pass 5 puts before the first message is not in the trace); same arguments and
-    errors."""
+    errors. ``runner`` (None: the default pipeline) runs the pipeline under the profile and
+    returns its trace and the messages with the history marker (``_cached``); ``layout`` is
+    what that runner's layout adds to a ceiling's measure."""
     if not isinstance(request, TurnRequest):
         raise TypeError(
             f"amendment1.compile_chat_request takes an amendment1.TurnRequest, got "
@@ -114,10 +137,19 @@ def compile_amended_traced(
         budgets = SectionBudgets()
     elif not isinstance(budgets, SectionBudgets):
         raise TypeError(f"budgets must be a SectionBudgets, got {type(budgets).__name__}")
+    if ceiling is not None and not isinstance(ceiling, InputCeiling):
+        raise TypeError(f"ceiling must be an InputCeiling, got {type(ceiling).__name__}")
     check_material(request.context_blocks)
     meter = Meter(measure)
+    stepper = None
+    if ceiling is not None:
+        budgets, stepper = plan_ceiling(branch, request, budgets, meter, ceiling, layout)
 
     blocks, context_left = _admit_blocks(request, budgets.context, meter)
+    if stepper is not None:
+        context = sum(meter.text(json_dumps(block_entry(b), sort_keys=True)) for b in blocks)
+        stepper.fixed += context
+        stepper.parts["context"] = context
     seed = SeedRequest(
         instruction=request.instruction,
         progression=request.progression,
@@ -127,7 +159,9 @@ def compile_amended_traced(
         context_blocks=tuple(blocks),
         provider_kwargs=request.provider_kwargs,
     )
-    state = Bound(branch, budgets, meter, react=bool(react_context), measure=measure)
+    state = Bound(
+        branch, budgets, meter, react=bool(react_context), measure=measure, rule=stepper
+    )
     profile = CompileProfile(
         name="adr-0007-amendment-1",
         bound=state,
@@ -135,19 +169,16 @@ def compile_amended_traced(
         results_section=results_section,
         reuse=REUSE,
     )
-    trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
-    state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
+    def mark(trace: Trace) -> tuple[CompiledMessage, ...]:
+        return _marked(trace, marker_lines("history", (*state.exclusions, *state.truncated)))
 
-    messages = list(trace.compiled.messages)
+    if runner is None:
+        trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
+        messages = mark(trace)
+    else:
+        trace, messages = runner(seed, profile, mark, context_left)
+    state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
     history_left = (*state.exclusions, *state.truncated)
-    history_marker = marker_lines("history", history_left)
-    if history_marker:
-        if messages:
-            messages[0] = CompiledMessage(
-                messages[0].role, prepend_part(messages[0].content, history_marker)
-            )
-        else:
-            messages.append(CompiledMessage(trace.rendered[-1].role, history_marker))
 
     system = branch.msgs.system
     current = request.instruction
@@ -163,7 +194,8 @@ def compile_amended_traced(
             section=name,  # type: ignore[arg-type]
             authority=SECTION_AUTHORITY[name],
             posture=SECTION_POSTURE[name],  # type: ignore[arg-type]
-            budget=getattr(budgets, name),
+            budget=stepper.room if stepper is not None and name == "history"
+            else getattr(budgets, name),
             kept=records[name][0],
             left_out=records[name][1],
         )
@@ -173,7 +205,8 @@ def compile_amended_traced(
     if budgets.system is not None and system is not None:
         used = meter.text(system.rendered)
         if used > budgets.system:
-            refusals.append(("system", used, budgets.system, "shorten the system message"))
+            refusals.append(("system", used, budgets.system,
+                             _note("system", "shorten the system message", ceiling)))
     if budgets.instruction is not None:
         own, _ = render_view(
             current.content,
@@ -182,8 +215,12 @@ def compile_amended_traced(
         )
         used = meter.content(own)
         if used > budgets.instruction:
-            refusals.append(("instruction", used, budgets.instruction,
-                             "shorten the instruction, its guidance or its call options"))
+            refusals.append(("instruction", used, budgets.instruction, _note(
+                "instruction", "shorten the instruction, its guidance or its call options",
+                ceiling)))
+    if not refusals and stepper is not None and stepper.used > stepper.ceiling.tokens:
+        refusals.append(("tool_results", stepper.pending,
+                         max(0, stepper.ceiling.tokens - stepper.fixed), CURRENT_ROUND_NOTE))
     if refusals:
         raise _refused(refusals, bounds)
 
@@ -193,7 +230,28 @@ def compile_amended_traced(
         provider_kwargs=trace.compiled.provider_kwargs,
         bounds=bounds,
     )
+    if stepper is not None:
+        compiled.instruction.metadata[CEILING_KEY] = stepper.record()
     return compiled, trace
+
+
+def _marked(trace: Trace, history_marker: str) -> tuple[CompiledMessage, ...]:
+    """The trace's messages with the history marker leading the first one."""
+    messages = list(trace.compiled.messages)
+    if history_marker:
+        if messages:
+            messages[0] = CompiledMessage(
+                messages[0].role, prepend_part(messages[0].content, history_marker)
+            )
+        else:
+            messages.append(CompiledMessage(trace.rendered[-1].role, history_marker))
+    return tuple(messages)
+
+
+def _note(name: str, hint: str, ceiling: InputCeiling | None) -> str:
+    if ceiling is None:
+        return f"{name}: {hint}, or raise SectionBudgets.{name}"
+    return f"{name}: {hint}, or raise InputCeiling.tokens (now {ceiling.tokens})"
 
 
 def _admit_blocks(
@@ -222,6 +280,6 @@ def _refused(
         for name, used, budget, _ in refusals
     ]
     exc = SectionBudgetRefused("section budget refused: " + "; ".join(parts), bounds)
-    for name, _, _, hint in refusals:
-        exc.add_note(f"{name}: {hint}, or raise SectionBudgets.{name}")
+    for _, _, _, note in refusals:
+        exc.add_note(note)
     return exc

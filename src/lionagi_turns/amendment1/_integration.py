@@ -22,6 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._contracts import TurnRequest as DefaultRequest
 from .._fast.owned import PerObject
+from ..integration._anthropic import SegmentedBlocks
+from ._cached import compile_cached_amended
+from ._ceiling import InputCeiling, ceiling_budgets
 from ._compile import compile_chat_request
 from ._contracts import CompiledChatRequest, ContextBlock, SectionBudgets, TurnRequest
 from ._skips import SkipReading, read_skips
@@ -34,13 +37,15 @@ __all__ = (
     "activate",
     "amended_request",
     "budgets",
+    "ceiling",
     "compile_installed",
+    "compile_installed_cached",
     "deactivate",
     "last_skip_reading",
 )
 
 _lock = threading.RLock()
-_state: dict[str, Any] = {"budgets": None, "bind": None}
+_state: dict[str, Any] = {"budgets": None, "bind": None, "ceiling": None}
 # keyed by the branch object itself (not its id: a copy restored with from_dict shares it)
 _readings: PerObject[SkipReading] = PerObject()
 
@@ -51,7 +56,7 @@ def _context_tool() -> Any:
     return ContextTool
 
 
-def activate(budgets_: SectionBudgets | None) -> None:
+def activate(budgets_: SectionBudgets | None, ceiling: InputCeiling | None = None) -> None:
     from ..integration._install import IntegrationError
 
     if budgets_ is not None and not isinstance(budgets_, SectionBudgets):
@@ -59,6 +64,13 @@ def activate(budgets_: SectionBudgets | None) -> None:
             f"install(budgets=...) takes an amendment1.SectionBudgets, got "
             f"{type(budgets_).__name__}"
         )
+    if ceiling is not None:
+        if not isinstance(ceiling, InputCeiling):
+            raise TypeError(
+                f"install(ceiling=...) takes an amendment1.InputCeiling, got "
+                f"{type(ceiling).__name__}"
+            )
+        ceiling_budgets(ceiling, budgets_ or SectionBudgets(), 0, 0)  # refuses a bad pairing
     with _lock:
         tool = _context_tool()
         current = tool.__dict__["bind"]
@@ -73,6 +85,7 @@ def activate(budgets_: SectionBudgets | None) -> None:
             tool.bind = record_context_tool(current)
             _state["bind"] = current
         _state["budgets"] = budgets_
+        _state["ceiling"] = ceiling
 
 
 def deactivate() -> None:
@@ -91,11 +104,17 @@ def deactivate() -> None:
         tool.bind = original
         _state["bind"] = None
         _state["budgets"] = None
+        _state["ceiling"] = None
 
 
 def budgets() -> SectionBudgets | None:
     """The budgets the installed profile compiles with."""
     return _state["budgets"]
+
+
+def ceiling() -> InputCeiling | None:
+    """The input ceiling the installed profile compiles with."""
+    return _state["ceiling"]
 
 
 def amended_request(branch: Branch, request: DefaultRequest) -> TurnRequest:
@@ -134,4 +153,24 @@ def compile_installed(branch: Branch, request: DefaultRequest) -> CompiledChatRe
         amended_request(branch, request),
         budgets=budgets(),
         react_context=_react_context.get() or None,
+        ceiling=ceiling(),
     )
+
+
+def compile_installed_cached(
+    branch: Branch, request: DefaultRequest
+) -> tuple[CompiledChatRequest, SegmentedBlocks]:
+    """``compile_installed`` on an endpoint that places the prompt cache: Amendment 1 composed
+    with the ADR-0127 layout (``_cached``), over the Branch's tool set; returns the compiled
+    request and the adapter's ``system_blocks``."""
+    from lionagi.operations.chat._prepare import _react_context
+
+    compiled, blocks, _ = compile_cached_amended(
+        branch,
+        amended_request(branch, request),
+        list(branch.acts.schema_list),
+        budgets=budgets(),
+        react_context=_react_context.get() or None,
+        ceiling=ceiling(),
+    )
+    return compiled, blocks

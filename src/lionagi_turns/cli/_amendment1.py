@@ -24,7 +24,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._providers import to_provider_messages
-from ..amendment1 import SectionBudgets, bounds_rows, exclusions_rows
+from ..amendment1 import CEILING_KEY, InputCeiling, SectionBudgets, bounds_rows, exclusions_rows
 from ..amendment1._compile import compile_amended_traced
 from ..amendment1._contracts import SECTIONS, ContextBlock, TurnRequest
 from ._compile import (
@@ -46,8 +46,10 @@ __all__ = (
     "amended_turn",
     "exclusions_rows",
     "parse_budgets",
+    "parse_ceiling",
     "refused_summary",
     "render_amended",
+    "render_ceiling",
     "render_exclusions",
 )
 
@@ -70,16 +72,29 @@ def parse_budgets(values: Sequence[str]) -> SectionBudgets:
     return SectionBudgets(**budgets)
 
 
+def parse_ceiling(tokens: int | None, low_water: int | None) -> InputCeiling | None:
+    """``--ceiling N [--low-water N]`` as an ``InputCeiling`` (None without ``--ceiling``);
+    ValueError names the bad value."""
+    if tokens is None:
+        if low_water is not None:
+            raise ValueError("--low-water needs --ceiling")
+        return None
+    return InputCeiling(tokens, low_water=low_water)
+
+
 def amended_turn(
-    loaded: LoadedBranch, spec: TurnSpec, budgets: SectionBudgets
+    loaded: LoadedBranch, spec: TurnSpec, budgets: SectionBudgets,
+    ceiling: InputCeiling | None = None,
 ) -> tuple[dict[str, Any], Measured]:
-    """The ``compile --profile amendment1`` report and its sections (module docstring)."""
+    """The ``compile --profile amendment1`` report and its sections (module docstring); under
+    a ceiling the report's ``ceiling`` is the record the compiled instruction carries."""
     request = TurnRequest(
         instruction=spec.instruction,
         progression=spec.progression,
         context_blocks=tuple(ContextBlock(b.provider_name, b.content) for b in spec.blocks),
     )
-    compiled, trace = compile_amended_traced(loaded.branch, request, budgets=budgets)
+    compiled, trace = compile_amended_traced(loaded.branch, request, budgets=budgets,
+                                             ceiling=ceiling)
     messages = to_provider_messages(compiled)  # type: ignore[arg-type]  # reads .messages only
     measured = measure(messages, trace.fold_message_index, fold_parts(trace))
     report = {
@@ -88,6 +103,8 @@ def amended_turn(
         "messages": messages,
         "bounds": bounds_rows(compiled),
     }
+    if ceiling is not None:
+        report["ceiling"] = dict(compiled.instruction.metadata[CEILING_KEY])
     return report, measured
 
 
@@ -124,6 +141,8 @@ def render_amended(
             str(len(row["kept"])), _left(row),
         )
     console.print(table)
+    if "ceiling" in report:
+        render_ceiling(console, report["ceiling"])
     for row in report["bounds"]:
         for entry in row["left_out"]:
             tokens = "" if entry["tokens"] is None else f" ({entry['tokens']} tokens)"
@@ -142,6 +161,29 @@ def render_amended(
     out.write()
     out.flush()
     render_sections(console, report, measured, section_notes(report, measured))
+
+
+def render_ceiling(console: Console, record: dict[str, Any]) -> None:
+    """The ceiling, how full each section is, the truncation point and the turns left."""
+    used, tokens = record["used"], record["ceiling"]
+    table = Table(title=f"Input ceiling {tokens} tokens (low-water {record['low_water']}): "
+                  f"{used} used, {used * 100 // tokens}% full", title_justify="left",
+                  show_edge=False, pad_edge=False)
+    table.add_column("section")
+    table.add_column("tokens", justify="right")
+    table.add_column("share", justify="right")
+    for name, size in record["sections"].items():
+        table.add_row(name, str(size), f"{size * 100 // tokens}%")
+    console.print(table)
+    first = record["first"] or "the first turn (nothing dropped yet)"
+    step = "this request is a drop step" if record["stepped"] else "no drop step this request"
+    console.print(inert_text(f"  truncation point: history starts at {first}; {step}"))
+    left = record["turns_before_next_step"]
+    console.print(inert_text(
+        f"  {record['kept_turns']} turns kept, typical {record['typical_turn']} tokens; "
+        + (f"{left} more turns of that size fit before the next drop step" if left is not None
+           else "no kept turn to size the next step by")
+    ))
 
 
 _BREAK_AFTER = frozenset(",:[{ ")

@@ -8,9 +8,10 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
   provider messages of the next turn. Without ``--instruction`` the current turn is the
   placeholder ``DEFAULT_INSTRUCTION`` (it is marked as such), so the output shows exactly what
   the stored history contributes. 0 compiled, 1 the compiler rejects the history.
-- ``compile ... --profile amendment1 [--budget SECTION=N]...``: the next turn under ADR-0007
-  Amendment 1 with each section's authority, posture, budget, kept and left-out (``_amendment1``);
-  1 also when a system or instruction section refuses over its budget.
+- ``compile ... --profile amendment1 [--budget SECTION=N]... [--ceiling N [--low-water N]]``:
+  the next turn under ADR-0007 Amendment 1 with each section's authority, posture, budget, kept
+  and left-out (``_amendment1``), and under a ceiling how full it is; 1 also when a section
+  refuses over its budget.
 - ``compile ... --profile prompt-cache``: the next turn under the prompt-cache profile (ADR-0127)
   with the segments (stable, conversation, turn), where the marks go and what changed against
   the previous recorded request (``_prompt_cache``).
@@ -249,6 +250,25 @@ BudgetOpt = Annotated[
     ),
 ]
 
+CeilingOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--ceiling",
+        metavar="N",
+        help="amendment1: an input ceiling for the whole request in o200k tokens; the history "
+        "is cut in steps down to --low-water.",
+    ),
+]
+LowWaterOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--low-water",
+        metavar="N",
+        help="amendment1 with --ceiling: the level a drop step cuts the request down to "
+        "(default: half the ceiling).",
+    ),
+]
+
 
 AtOpt = Annotated[
     int | None,
@@ -290,12 +310,15 @@ def compile_command(
     budget: BudgetOpt = None,
     at: AtOpt = None,
     last: LastOpt = None,
+    ceiling: CeilingOpt = None,
+    low_water: LowWaterOpt = None,
 ) -> None:
     """Print the messages the next call sends to the model, as lionagi-turns compiles them:
     the stored history, then the current instruction (a placeholder unless --instruction); with
     --at K, those the K-th recorded instruction's request sent."""
-    if profile is Profile.amendment1 or budget:
-        _amended(path, instruction, context, format, max_bytes, profile, budget or [], at, last)
+    if profile is Profile.amendment1 or budget or ceiling is not None or low_water is not None:
+        _amended(path, instruction, context, format, max_bytes, profile, budget or [], at, last,
+                 (ceiling, low_water))
         return
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
@@ -331,20 +354,29 @@ def _amended(
     budget: list[str],
     at: int | None,
     last: int | None,
+    ceiling_options: tuple[int | None, int | None] = (None, None),
 ) -> None:
-    from ._amendment1 import amended_turn, parse_budgets, refused_summary, render_amended
+    from ._amendment1 import (
+        amended_turn,
+        parse_budgets,
+        parse_ceiling,
+        refused_summary,
+        render_amended,
+    )
 
     if profile is not Profile.amendment1:
-        raise Fail(EXIT_BAD_INPUT, "bad option: --budget needs --profile amendment1")
+        raise Fail(EXIT_BAD_INPUT,
+                   "bad option: --budget, --ceiling and --low-water need --profile amendment1")
     try:
         budgets = parse_budgets(budget)
-    except ValueError as exc:
+        ceiling = parse_ceiling(*ceiling_options)
+    except (ValueError, TypeError) as exc:
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
     from ..amendment1 import SectionBudgetRefused
 
     def build() -> tuple[dict[str, Any], Measured]:
         try:
-            return amended_turn(loaded, spec, budgets)
+            return amended_turn(loaded, spec, budgets, ceiling)
         except SectionBudgetRefused as exc:
             raise Fail(
                 EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"

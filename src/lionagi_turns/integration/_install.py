@@ -152,13 +152,6 @@ PROMPT_CACHE_GAP = (
     "system_blocks are built. Requests stay correct but lose the cache placement."
 )
 
-AMENDMENT1_PROMPT_CACHE_GAP = (
-    "lionagi-turns: this model's endpoint places the prompt cache (ADR-0127, "
-    "places_prompt_cache) but install(profile='amendment1') compiles with the Amendment 1 "
-    "profile, which builds no system_blocks. Requests stay correct but lose the cache "
-    "placement; install the default profile to get it."
-)
-
 REACT_RESUME_BLOCKS_GAP = (
     "lionagi-turns: a later ReAct round resumes a CLI session and carries context blocks; "
     "sending them would re-send the caller's ReAct context every round, so this round keeps "
@@ -269,7 +262,7 @@ def prepare_run_kwargs(
     del _use_render_cache
     if ins is None:
         ins = build_instruction(branch, instruction, param)
-    _note_gaps(imodel, places_prompt_cache(imodel) and _profile == "default")
+    _note_gaps(imodel, places_prompt_cache(imodel))
     call = compile_call(branch, ins, param, context_blocks=context_blocks, imodel=imodel)
     if call.held_back:
         _warn_once("react_resume_blocks", REACT_RESUME_BLOCKS_GAP)
@@ -309,10 +302,15 @@ def compile_call(
     model = imodel if imodel is not None else getattr(branch, "chat_model", None)
     request, held_back = resumed_view(branch, model, request, react_context=react_context_now())
     extra: dict[str, Any] = {}
+    compiled: Any
     if cache and _profile == "default":
         compiled, extra["system_blocks"] = compile_for_prompt_cache(
             branch, request, react_context_now()
         )
+    elif cache:  # Amendment 1 composed with the prompt-cache layout
+        from ..amendment1._integration import compile_installed_cached
+
+        compiled, extra["system_blocks"] = compile_installed_cached(branch, request)
     else:
         compiled = compile_installed_profile(branch, request)
     messages = to_provider_messages(compiled)
@@ -397,8 +395,8 @@ async def _record_or_note(branch: Branch, recorded: Any, exc: BaseException) -> 
 
 def places_prompt_cache(imodel: Any) -> bool:
     """Whether the call's endpoint places the prompt cache (lionagi's ``places_prompt_cache``)
-    and the seed profile is not forced. Under the default installed profile such a call uses
-    the prompt-cache profile (ADR-0127); under Amendment 1 it does not (a warned gap)."""
+    and the seed profile is not forced. Such a call uses the prompt-cache profile (ADR-0127),
+    composed with Amendment 1's bounds under ``install(profile="amendment1")``."""
     if _seed_forced.get():
         return False
     return bool(getattr(getattr(imodel, "endpoint", None), "places_prompt_cache", False))
@@ -422,10 +420,7 @@ def _note_gaps(imodel: Any, cache: bool) -> None:
     endpoint = getattr(imodel, "endpoint", None)
     if cache or not bool(getattr(endpoint, "places_prompt_cache", False)):
         return
-    if _seed_forced.get():
-        _warn_once("prompt_cache", PROMPT_CACHE_GAP)
-    else:
-        _warn_once("prompt_cache_amendment1", AMENDMENT1_PROMPT_CACHE_GAP)
+    _warn_once("prompt_cache", PROMPT_CACHE_GAP)  # only the forced seed profile loses it
 
 
 # ------------------------------------------------------------------------ install/uninstall
@@ -570,20 +565,25 @@ def compile_installed_profile(branch: Branch, request: Any) -> Any:
 
 
 
-def install(*, profile: str = "default", budgets: Any = None) -> None:
+def install(*, profile: str = "default", budgets: Any = None, ceiling: Any = None) -> None:
     """Route lionagi's chat/communicate/operate/ReAct/run and ``prepare_messages_for_chat``
     through the compiler. Idempotent; raises ``IntegrationError`` (changing nothing) when
     lionagi is not 0.36.x or a name to replace is not lionagi's original.
 
     ``profile="amendment1"`` compiles through ``lionagi_turns.amendment1`` (ADR-0007
     Amendment 1) with ``budgets`` (an ``amendment1.SectionBudgets``; None: unbounded) and
-    records lionagi's context-tool evictions and compactions at their source. Installing
-    another profile while one is installed raises ``IntegrationError``: uninstall first."""
+    records lionagi's context-tool evictions and compactions at their source; ``ceiling`` (an
+    ``amendment1.InputCeiling``; None: none) bounds each whole request, cutting the history in
+    steps (``amendment1._ceiling``). On an endpoint that places the prompt cache the profile
+    composes with the ADR-0127 layout. Installing another profile while one is installed
+    raises ``IntegrationError``: uninstall first."""
     global _profile
     if profile not in PROFILES:
         raise ValueError(f"install(profile={profile!r}): choose one of {', '.join(PROFILES)}")
     if profile == "default" and budgets is not None:
         raise ValueError("install(budgets=...) applies to profile='amendment1' only")
+    if profile == "default" and ceiling is not None:
+        raise ValueError("install(ceiling=...) applies to profile='amendment1' only")
     with _lock:
         if _saved and profile != _profile:
             raise IntegrationError(
@@ -593,7 +593,7 @@ def install(*, profile: str = "default", budgets: Any = None) -> None:
         if profile == "amendment1":
             from ..amendment1._integration import activate
 
-            activate(budgets)
+            activate(budgets, ceiling)
         try:
             _install_locked()
         except BaseException:
