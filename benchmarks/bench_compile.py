@@ -57,9 +57,9 @@ from lionagi.operations.types import ChatParam
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns._fast import cache as _cache
-from lionagi_turns._fast import resume as _resume
-from lionagi_turns._fast.switch import no_fast_path
+from lionagi_turns.memo import renders as _cache
+from lionagi_turns.memo import resume as _resume
+from lionagi_turns.memo.switch import no_fast_path
 
 TARGETS = {"cold": 0.15, "warm": 0.015}
 TARGET_SIZES = (1000, 10000)
@@ -88,7 +88,7 @@ PATHS: dict[str, Call] = {"legacy": legacy_call, "compiled": compiled_call}
 # The other profiles on main, each timed like "compiled" and held to PROFILE_SLACK times it.
 PROFILE_SLACK = 1.5
 try:
-    from lionagi_turns._cache_layout import compile_cached
+    from lionagi_turns.profiles.prompt_cache.layout import compile_cached
 
     def cache_call(branch: Branch, instruction: Instruction) -> Messages:
         compiled = compile_cached(branch, TurnRequest(instruction=instruction), None).compiled

@@ -10,10 +10,10 @@ registered tools and a context provider that answers on the first turn only (it 
 the branch has a response yet); six ``operate(actions=True)`` rounds, the first five calling a
 tool, then one ``operate`` with a different response format and no actions. Every request goes
 over HTTP to the fake Anthropic Messages server of ``tests/e2e/anthropic_server.py`` through
-lionagi's own Anthropic adapter (``prompt_caching=True``); the server prices each body with
-``lionagi_turns.characterize.cache_sim`` (marks, lookback of 20 blocks, lifetimes; read 0.1,
-five-minute write 1.25, one-hour write 2.0, uncached 1.0; units are characters of block text;
-the clock advances 10 s per request).
+lionagi's own Anthropic adapter (``prompt_caching=True``); the server prices each body
+with ``lionagi_turns.profiles.prompt_cache.simulator`` (marks, lookback of 20 blocks,
+lifetimes; read 0.1, five-minute write 1.25, one-hour write 2.0, uncached 1.0; units are
+characters of block text; the clock advances 10 s per request).
 
 Three modes, in this one process:
 
@@ -51,7 +51,7 @@ from anthropic_server import AnthropicServer  # noqa: E402
 from lionagi import Branch, iModel  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
-from lionagi_turns.characterize.cache_sim import PrefixPair, Usage, prefix_pairs  # noqa: E402
+from lionagi_turns.profiles.prompt_cache.simulator import PrefixPair, Usage, prefix_pairs  # noqa: E402
 
 GOAL = 0.37
 MODES = ("lionagi", "seed", "cache")

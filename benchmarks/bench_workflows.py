@@ -25,7 +25,7 @@ Printed:
 - ``token_budget.used`` after three ``operate(actions=True)`` rounds with a tool, against the
   last request sent.
 
-Every token count uses the offline o200k_base encoding (``lionagi_turns._measure``): lionagi's
+Every token count uses the offline o200k_base encoding (``lionagi_turns.core.measure``): lionagi's
 ``estimate_payload_input_tokens`` for estimates, the installed budget and the sent bodies, and
 lionagi's ``TokenCalculator.tokenize`` for its own budget.
 
@@ -59,7 +59,7 @@ def _offline_tokenize() -> None:
     loads tiktoken's encoding, a download here: count with the bundled o200k_base instead."""
     from lionagi.service.token_calculator import TokenCalculator
 
-    from lionagi_turns._measure import count_tokens
+    from lionagi_turns.core.measure import count_tokens
 
     def tokenize(s_: str | None = None, /, *args: Any, **kwargs: Any) -> int:
         return count_tokens(s_) if s_ else 0

@@ -49,8 +49,8 @@ def repo_root() -> Path:
 
 
 def _count_walks(monkeypatch: pytest.MonkeyPatch, *, fast_only: bool) -> list[int]:
-    from lionagi_turns import _compiler
-    from lionagi_turns._fast.switch import fast_path_enabled
+    from lionagi_turns.core import pipeline as _compiler
+    from lionagi_turns.memo.switch import fast_path_enabled
 
     calls: list[int] = []
     real = _compiler.project_history

@@ -11,21 +11,23 @@ installed and the supported versions, and every other public name raises it on a
 
 from typing import TYPE_CHECKING
 
-from ._support import IntegrationError, unsupported_lionagi, unsupported_module
-
-__version__ = "0.3.0"
+from lionagi_turns.core.support import IntegrationError, unsupported_lionagi, unsupported_module
+from lionagi_turns.core.version import __version__ as __version__
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
-    from . import _moved
-    from ._cache_account import PromptCacheAccount, PromptCacheCall, prompt_cache_account
-    from ._compiler import compile_chat_request
-    from ._contracts import CompiledChatRequest, CompiledMessage, ContextBlock, TurnRequest
-    from ._durable import DurableInstructionContent, durable_instruction
-    from ._envelope import decode_context_section, encode_context_section
-    from ._fast.switch import no_fast_path
-    from ._history import HistoryError, UnknownMessageTypeError
-    from ._providers import check_image_hosts, to_provider_messages
-    from .integration import (
+    from lionagi_turns import _moved
+    from lionagi_turns.core.contracts import (
+        CompiledChatRequest,
+        CompiledMessage,
+        ContextBlock,
+        TurnRequest,
+    )
+    from lionagi_turns.core.durable import DurableInstructionContent, durable_instruction
+    from lionagi_turns.core.envelope import decode_context_section, encode_context_section
+    from lionagi_turns.core.history import HistoryError, UnknownMessageTypeError
+    from lionagi_turns.core.pipeline import compile_chat_request
+    from lionagi_turns.core.providers import check_image_hosts, to_provider_messages
+    from lionagi_turns.integration import (
         TurnsCompatibilityWarning,
         install,
         installed,
@@ -33,7 +35,13 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         mark_unanswered_turns,
         uninstall,
     )
-    from .integration._prepare_compat import prepare_messages_for_chat
+    from lionagi_turns.integration._prepare_compat import prepare_messages_for_chat
+    from lionagi_turns.memo.switch import no_fast_path
+    from lionagi_turns.profiles.prompt_cache.account import (
+        PromptCacheAccount,
+        PromptCacheCall,
+        prompt_cache_account,
+    )
 
     _moved.register()
 

@@ -21,21 +21,21 @@ _PACKAGE = __name__.rpartition(".")[0]
 
 # old module (under lionagi_turns) -> where it lives now
 MOVED: dict[str, str] = {
-    "types": "_contracts",
-    "durable": "_durable",
-    "history": "_history",
-    "render": "_render",
-    "envelope": "_envelope",
-    "providers": "_providers",
-    "compiler": "_compiler",
+    "types": "core.contracts",
+    "durable": "core.durable",
+    "history": "core.history",
+    "render": "core.render",
+    "envelope": "core.envelope",
+    "providers": "core.providers",
+    "compiler": "core.pipeline",
     "adapters": "integration._adapters",
     "prepare_compat": "integration._prepare_compat",
     "legacy": "characterize.legacy",
     "differences": "characterize",
     "branch_io": "cli._load",
-    "_cache": "_fast.cache",
-    "_fastyaml": "_fast.yaml",
-    "_switch": "_fast.switch",
+    "_cache": "memo.renders",
+    "_fastyaml": "memo.yaml",
+    "_switch": "memo.switch",
 }
 
 

@@ -18,19 +18,14 @@ from lionagi.protocols.messages import Instruction
 from perf._support import Convo
 from perf.test_mutation_purity import MUTATIONS
 
-import lionagi_turns.amendment1._compile as a1_compile
+import lionagi_turns.profiles.amendment1._compile as a1_compile
 from lionagi_turns import no_fast_path
-from lionagi_turns._contracts import TurnRequest as SeedRequest
-from lionagi_turns._history import Projection, project_history, select_ids
-from lionagi_turns.amendment1 import (
-    ContextBlock,
-    SectionBudgets,
-    TurnRequest,
-    _memory,
-    compile_chat_request,
-)
-from lionagi_turns.amendment1._bound import Bound, _ids
-from lionagi_turns.amendment1._meter import Meter
+from lionagi_turns.amendment1 import ContextBlock, SectionBudgets, TurnRequest, compile_chat_request
+from lionagi_turns.core.contracts import TurnRequest as SeedRequest
+from lionagi_turns.core.history import Projection, project_history, select_ids
+from lionagi_turns.profiles.amendment1 import _memory as _memory
+from lionagi_turns.profiles.amendment1._bound import Bound, _ids
+from lionagi_turns.profiles.amendment1._meter import Meter
 
 from ._support import (
     add_action_pair,

@@ -175,7 +175,7 @@ def test_the_default_profile_refuses_nothing_amendment_specific() -> None:
     ins = b.msgs.create_instruction(instruction="x")
     with pytest.raises(TypeError, match=r"amendment1\.TurnRequest"):
         compile_chat_request(b, object())  # type: ignore[arg-type]
-    assert default_compile.__module__ == "lionagi_turns._compiler"
+    assert default_compile.__module__ == "lionagi_turns.core.pipeline"
     del ins
 
 

@@ -87,7 +87,7 @@ def test_an_instruction_the_step_leaves_empty_renders_as_the_default_renders_emp
 
 
 def text_of_durable(message) -> str:
-    from lionagi_turns._fast.cache import render_durable
+    from lionagi_turns.memo.renders import render_durable
 
     return render_durable(message)
 

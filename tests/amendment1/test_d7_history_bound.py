@@ -144,7 +144,7 @@ def test_history_measures_instructions_with_the_react_items_in() -> None:
 
 
 def text_of_durable(message) -> str:
-    from lionagi_turns._fast.cache import render_durable
+    from lionagi_turns.memo.renders import render_durable
 
     rendered = render_durable(message)
     assert isinstance(rendered, str)

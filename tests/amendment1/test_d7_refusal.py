@@ -126,7 +126,7 @@ def test_a_measure_returning_a_non_count_is_refused() -> None:
 
 
 def test_the_default_measure_is_the_o200k_count() -> None:
-    from lionagi_turns._measure import count_tokens
+    from lionagi_turns.core.measure import count_tokens
 
     b = branch("policy text")
     ins = b.msgs.create_instruction(instruction="now")

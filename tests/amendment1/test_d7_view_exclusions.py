@@ -11,7 +11,7 @@ from lionagi import Branch
 from lionagi.tools.context.context import ContextTool
 
 from lionagi_turns.amendment1 import EXCLUSIONS_KEY, LeftOut, marker, view_exclusions
-from lionagi_turns.amendment1._views import record_context_tool
+from lionagi_turns.profiles.amendment1._views import record_context_tool
 
 from ._support import (
     add_action_pair,
@@ -30,7 +30,7 @@ def _offline_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
     """The context tool counts tokens with tiktoken, which cannot download o200k here."""
     from lionagi.service.token_calculator import TokenCalculator
 
-    from lionagi_turns._measure import count_tokens
+    from lionagi_turns.core.measure import count_tokens
 
     monkeypatch.setattr(
         TokenCalculator, "tokenize", staticmethod(lambda text, **_: count_tokens(text))

@@ -13,8 +13,8 @@ from lionagi import Branch
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import no_fast_path
-from lionagi_turns._fast import cache as render_cache
 from lionagi_turns.amendment1 import ContextBlock, SectionBudgets, TurnRequest, compile_chat_request
+from lionagi_turns.memo import renders as render_cache
 
 from ._support import add_action_pair, add_assistant, add_instruction, branch, chars
 

@@ -143,7 +143,7 @@ async def test_a_registry_skip_with_a_determined_reason_renders_its_marker(
     content = server.requests[-1].messages[0]["content"]
     assert marker("context", 1, "per_provider_limit") in content
     assert '"authority":"material"' in content and "kept row" in content
-    from lionagi_turns.amendment1._integration import last_skip_reading
+    from lionagi_turns.profiles.amendment1._integration import last_skip_reading
 
     reading = last_skip_reading(b)
     assert reading is not None and reading.undetermined == ()
@@ -158,7 +158,7 @@ async def test_an_undetermined_skip_is_not_guessed(server: ChatServer) -> None:
     await b.communicate("now")
     content = server.requests[-1].messages[0]["content"]
     assert "LIONAGI_SECTION_TRUNCATED" not in content
-    from lionagi_turns.amendment1._integration import last_skip_reading
+    from lionagi_turns.profiles.amendment1._integration import last_skip_reading
 
     reading = last_skip_reading(b)
     assert reading is not None and [u.name for u in reading.undetermined] == ["open"]
@@ -289,7 +289,7 @@ async def test_run_on_a_cli_model_sends_the_amended_prompt(
 
 
 async def test_skip_readings_are_kept_per_branch_object_not_per_id(server: ChatServer) -> None:
-    from lionagi_turns.amendment1._integration import last_skip_reading
+    from lionagi_turns.profiles.amendment1._integration import last_skip_reading
 
     b = Branch(system="policy", chat_model=_model(server))
     b.providers.budget = 3

@@ -14,11 +14,11 @@ from lionagi_turns import (
     decode_context_section,
     to_provider_messages,
 )
-from lionagi_turns._envelope import find_context_section
-from lionagi_turns._measure import count_tokens
 from lionagi_turns.cli._compile import compile_report
 from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION
 from lionagi_turns.cli._load import load_branch
+from lionagi_turns.core.envelope import find_context_section
+from lionagi_turns.core.measure import count_tokens
 
 from .conftest import EXAMPLES, save
 

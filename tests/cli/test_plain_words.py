@@ -11,7 +11,7 @@ from typing import Any
 
 from lionagi import Branch
 
-from lionagi_turns._errors import DEFECT_RULES
+from lionagi_turns.core.errors import DEFECT_RULES
 
 from .conftest import EXAMPLES, REPO, save
 

@@ -19,8 +19,8 @@ from prompt_cache._records import (
     well_formed,
 )
 
-from lionagi_turns._cache_layout import RECORD_KEY
 from lionagi_turns.cli._load import load_branch
+from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
 
 Edit = Callable[[dict[str, Any]], None]
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from typing import Any, ClassVar
 
-from lionagi_turns.characterize.cache_sim import CacheRuleError, CacheSimulator, Usage
+from lionagi_turns.profiles.prompt_cache.simulator import CacheRuleError, CacheSimulator, Usage
 
 if __package__:
     from .http_server import JsonPostServing

@@ -17,10 +17,10 @@ from pydantic import BaseModel
 
 import lionagi_turns
 from lionagi_turns import prompt_cache_account
-from lionagi_turns._cache_layout import RECORD_KEY
-from lionagi_turns.characterize.cache_sim import normalized_messages, prefix_pairs
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.integration._install import seed_profile_forced
+from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
+from lionagi_turns.profiles.prompt_cache.simulator import normalized_messages, prefix_pairs
 
 from .anthropic_server import AnthropicServer
 

@@ -14,10 +14,10 @@ from pydantic import BaseModel
 
 import lionagi_turns
 from lionagi_turns import prompt_cache_account
-from lionagi_turns._measure import count_tokens
 from lionagi_turns.amendment1 import CEILING_KEY, InputCeiling, SectionBudgetRefused
-from lionagi_turns.characterize.cache_sim import prefix_pairs
 from lionagi_turns.cli._load import parse_branch
+from lionagi_turns.core.measure import count_tokens
+from lionagi_turns.profiles.prompt_cache.simulator import prefix_pairs
 
 from .anthropic_server import AnthropicServer
 

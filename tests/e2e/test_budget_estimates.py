@@ -30,7 +30,7 @@ pytestmark = [
 def o200k_tokenize(monkeypatch: pytest.MonkeyPatch) -> None:
     from lionagi.service.token_calculator import TokenCalculator
 
-    from lionagi_turns._measure import count_tokens
+    from lionagi_turns.core.measure import count_tokens
 
     def tokenize(s_: str | None = None, /, *args: Any, **kwargs: Any) -> int:
         return count_tokens(s_) if s_ else 0

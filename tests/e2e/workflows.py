@@ -10,9 +10,9 @@ Measures:
 - ``sent_chars(messages)``: characters of every message's text content (list content: its text
   parts), the quantity "sent characters per call" compares.
 - ``offline_o200k()``: a context manager under which lionagi's ``estimate_payload_input_tokens``
-  (which calls ``tiktoken.get_encoding("o200k_base")``, a network download here) counts with
-  ``lionagi_turns._measure``'s bundled o200k_base instead. Estimates and actual requests are both
-  counted with it, so the two sides of an error figure use one measure.
+  (which calls ``tiktoken.get_encoding("o200k_base")``, a network download here) counts
+  with ``lionagi_turns.core.measure``'s bundled o200k_base instead. Estimates and actual
+  requests are both counted with it, so the two sides of an error figure use one measure.
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def sent_chars(messages: list[dict[str, Any]]) -> int:
 
 class _O200k:
     def encode(self, text: str, *args: Any, **kwargs: Any) -> list[int]:
-        from lionagi_turns._measure import encode
+        from lionagi_turns.core.measure import encode
 
         return encode(text)
 

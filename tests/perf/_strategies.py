@@ -1,5 +1,5 @@
 """Hypothesis strategies for the fast-path tests: nested values, in and out of the proven
-domain of ``lionagi_turns._fast.yaml``."""
+domain of ``lionagi_turns.memo.yaml``."""
 
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from lionagi.protocols.messages import (
 )
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns._fast.switch import no_fast_path
+from lionagi_turns.memo.switch import no_fast_path
 
 PNG = (
     "data:image/png;base64,"

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from lionagi_turns import _render as render
-from lionagi_turns._fast.switch import fast_path_enabled
+from lionagi_turns.core import render as render
+from lionagi_turns.memo.switch import fast_path_enabled
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_compile.py"
 

@@ -14,9 +14,9 @@ from lionagi import Branch
 from lionagi.ln.concurrency.utils import _is_coro_func_cached
 from lionagi.protocols.messages import Instruction
 
-from lionagi_turns import _compiler as _compiler_module
-from lionagi_turns._fast import cache as _cache
-from lionagi_turns._fast import resume as _resume
+from lionagi_turns.core import pipeline as _compiler_module
+from lionagi_turns.memo import renders as _cache
+from lionagi_turns.memo import resume as _resume
 
 from ._support import current, outcome
 

@@ -11,8 +11,8 @@ import anyio
 import pytest
 from lionagi.protocols.messages import Instruction
 
-from lionagi_turns._fast import cache as _cache
-from lionagi_turns._fast.switch import no_fast_path
+from lionagi_turns.memo import renders as _cache
+from lionagi_turns.memo.switch import no_fast_path
 
 from ._support import Convo, current, outcome, slow_outcome
 
@@ -102,7 +102,7 @@ async def test_asyncio_tasks_with_edits_between_compiles_equal_sequential() -> N
 @pytest.mark.anyio
 async def test_no_fast_path_in_one_task_does_not_leak_into_another() -> None:
     states: dict[str, bool] = {}
-    from lionagi_turns._fast.switch import fast_path_enabled
+    from lionagi_turns.memo.switch import fast_path_enabled
 
     async def off() -> None:
         with no_fast_path():

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from lionagi.libs.schema.minimal_yaml import minimal_yaml as lionagi_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from lionagi_turns._fast import direct as _direct
-from lionagi_turns._fast import yaml as _fastyaml
+from lionagi_turns.memo import direct as _direct
+from lionagi_turns.memo import yaml as _fastyaml
 
 from ._strategies import ANY_VALUE, DOMAIN_VALUE, SAFE, SPECIAL, nested, outcome
 

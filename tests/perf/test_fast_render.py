@@ -21,11 +21,11 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.message import _content_has_untracked_mutable
 from pydantic import BaseModel
 
-from lionagi_turns._fast import yaml as _fastyaml
-from lionagi_turns._fast.history import render_history
-from lionagi_turns._fast.switch import fast_path_enabled, no_fast_path
-from lionagi_turns._fast.track import trackable
-from lionagi_turns._render import render_instruction
+from lionagi_turns.core.render import render_instruction
+from lionagi_turns.memo import yaml as _fastyaml
+from lionagi_turns.memo.history import render_history
+from lionagi_turns.memo.switch import fast_path_enabled, no_fast_path
+from lionagi_turns.memo.track import trackable
 
 from ._strategies import ANY_VALUE, DOMAIN_VALUE, SAFE, texts
 from ._support import PNG, Convo, current, outcome, slow_outcome
@@ -236,7 +236,7 @@ def tables():
     return out
 
 before = tables()
-from lionagi_turns._fast import yaml as fast
+from lionagi_turns.memo import yaml as fast
 shown = fast.minimal_yaml({"a": [1, 2.5, None, True, "x\ny"]})
 assert shown == "a:\n- 1\n- 2.5\n- true\n- |-\n  x\n  y\n", shown
 assert fast.tables_unchanged()

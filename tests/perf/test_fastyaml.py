@@ -12,8 +12,8 @@ from lionagi.libs.schema.minimal_yaml import minimal_yaml as lionagi_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 from pydantic import BaseModel
 
-from lionagi_turns._fast import yaml as _fastyaml
-from lionagi_turns._fast.switch import no_fast_path
+from lionagi_turns.memo import yaml as _fastyaml
+from lionagi_turns.memo.switch import no_fast_path
 
 from ._strategies import ANY_VALUE, DOMAIN_VALUE, SAFE, outcome, texts
 

@@ -10,7 +10,7 @@ from lionagi.operations.chat._prepare import _prepare_run_kwargs
 from lionagi.operations.types import ChatParam
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from lionagi_turns._fast import cache as _cache
+from lionagi_turns.memo import renders as _cache
 
 from ._support import PNG, Convo, current, outcome, private_state, slow_outcome
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from lionagi_turns._fast.owned import PerObject
+from lionagi_turns.memo.identity import PerObject
 
 
 class Owner:

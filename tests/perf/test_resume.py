@@ -43,11 +43,11 @@ from lionagi_turns import (
     no_fast_path,
     to_provider_messages,
 )
-from lionagi_turns._cache_layout import RECORD_KEY, compile_cached
-from lionagi_turns._compiler import compile_traced
-from lionagi_turns._errors import CONSECUTIVE_INSTRUCTIONS, FIRST_MESSAGE_RULE
-from lionagi_turns._history import Projection
-from lionagi_turns._profile import CompileProfile
+from lionagi_turns.core.errors import CONSECUTIVE_INSTRUCTIONS, FIRST_MESSAGE_RULE
+from lionagi_turns.core.history import Projection
+from lionagi_turns.core.pipeline import compile_traced
+from lionagi_turns.core.profile import CompileProfile
+from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached
 
 from ._support import (
     PNG,
@@ -1503,7 +1503,7 @@ def test_amendment1_budgets_and_measures_change_between_calls() -> None:
 def test_amendment1_view_exclusions_change_with_the_view_unchanged() -> None:
     """Records evicted from the view (``current_progression``) are history entries; adding one
     to the pile outside the view, or changing why it is out, changes only those entries."""
-    from lionagi_turns.amendment1._views import EXCLUSIONS_KEY
+    from lionagi_turns.profiles.amendment1._views import EXCLUSIONS_KEY
 
     convo = Convo()
     b = convo.branch

@@ -9,10 +9,10 @@ import pytest
 from lionagi import Branch
 
 from lionagi_turns import TurnRequest
-from lionagi_turns import _compiler as compiler
-from lionagi_turns._compiler import compile_traced
-from lionagi_turns._fast import resume as _resume
-from lionagi_turns._fast.switch import no_fast_path
+from lionagi_turns.core import pipeline as compiler
+from lionagi_turns.core.pipeline import compile_traced
+from lionagi_turns.memo import resume as _resume
+from lionagi_turns.memo.switch import no_fast_path
 
 from ._support import Convo, current, outcome, slow_outcome
 

@@ -11,8 +11,8 @@ from lionagi import Branch
 from scenarios import SCENARIOS, Scenario, request_for
 
 from lionagi_turns import TurnRequest
-from lionagi_turns._fast import cache as _cache
-from lionagi_turns._fast.switch import ENV_VAR, fast_path_enabled, no_fast_path
+from lionagi_turns.memo import renders as _cache
+from lionagi_turns.memo.switch import ENV_VAR, fast_path_enabled, no_fast_path
 
 from ._strategies import DOMAIN_VALUE, texts
 from ._support import PNG, Convo, current, outcome, slow_outcome

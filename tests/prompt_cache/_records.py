@@ -8,8 +8,8 @@ from lionagi import Branch
 from pydantic import BaseModel
 
 from lionagi_turns import ContextBlock, TurnRequest
-from lionagi_turns._cache_layout import RECORD_KEY
 from lionagi_turns.integration._cache import compile_for_prompt_cache, prompt_cache_view
+from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
 
 from ._tools import lookup
 

@@ -16,7 +16,8 @@ from typing import Any, SupportsIndex
 import pytest
 from lionagi.protocols.generic.pile import Pile
 
-from lionagi_turns import _cache_account, prompt_cache_account
+from lionagi_turns import prompt_cache_account
+from lionagi_turns.profiles.prompt_cache import account as _cache_account
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_cache_account.py"
 

@@ -12,9 +12,9 @@ from lionagi.operations.chat._prepare import _prepare_run_kwargs
 from lionagi.operations.types import ChatParam
 
 from lionagi_turns import HistoryError, TurnRequest
-from lionagi_turns._cache_layout import compile_cached
-from lionagi_turns._errors import CONSECUTIVE_INSTRUCTIONS, MissingIdsError
 from lionagi_turns.characterize import registry_entry
+from lionagi_turns.core.errors import CONSECUTIVE_INSTRUCTIONS, MissingIdsError
+from lionagi_turns.profiles.prompt_cache.layout import compile_cached
 
 CACHE_MODEL = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True))
 

@@ -31,17 +31,17 @@ from lionagi_turns import (
     compile_chat_request,
     to_provider_messages,
 )
-from lionagi_turns._cache_layout import RECORD_KEY, compile_cached, tool_section
-from lionagi_turns._cache_memo import _slots, prefix_digests, slot_count
-from lionagi_turns._cache_record import SegmentChanges, SentRecord, digest
-from lionagi_turns._cache_record import prefix_digests as plain_prefix_digests
-from lionagi_turns._contracts import CompiledMessage
-from lionagi_turns._fast import resume as _resume
-from lionagi_turns._fast.switch import no_fast_path
-from lionagi_turns._history import action_result
-from lionagi_turns._profile import SEED_PROFILE
-from lionagi_turns._render import render_view
+from lionagi_turns.core.contracts import CompiledMessage
+from lionagi_turns.core.history import action_result
+from lionagi_turns.core.profile import SEED_PROFILE
+from lionagi_turns.core.render import render_view
 from lionagi_turns.integration._cache import compile_for_prompt_cache
+from lionagi_turns.memo import resume as _resume
+from lionagi_turns.memo.switch import no_fast_path
+from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached, tool_section
+from lionagi_turns.profiles.prompt_cache.memo import _slots, prefix_digests, slot_count
+from lionagi_turns.profiles.prompt_cache.record import SegmentChanges, SentRecord, digest
+from lionagi_turns.profiles.prompt_cache.record import prefix_digests as plain_prefix_digests
 
 from ._tools import convert, lookup
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lionagi_turns.characterize.cache_sim import (
+from lionagi_turns.profiles.prompt_cache.simulator import (
     CacheRuleError,
     CacheSimulator,
     Prices,

@@ -12,7 +12,7 @@ from lionagi import Branch
 from pydantic import BaseModel
 
 from lionagi_turns import ContextBlock, TurnRequest, to_provider_messages
-from lionagi_turns._cache_layout import compile_cached
+from lionagi_turns.profiles.prompt_cache.layout import compile_cached
 
 from ._tools import convert, lookup
 

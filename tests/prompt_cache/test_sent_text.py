@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from lionagi import Branch
 from perf._support import PNG  # type: ignore[import-not-found]
 
-from lionagi_turns import TurnRequest, _cache_sent
-from lionagi_turns._cache_layout import RECORD_KEY
-from lionagi_turns._cache_record import read_record
-from lionagi_turns._history import InstructionTurn
-from lionagi_turns._render import ShownSections, render_view
+from lionagi_turns import TurnRequest
+from lionagi_turns.core.history import InstructionTurn
+from lionagi_turns.core.render import ShownSections, render_view
 from lionagi_turns.integration._cache import compile_for_prompt_cache
+from lionagi_turns.profiles.prompt_cache import sent as _cache_sent
+from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
+from lionagi_turns.profiles.prompt_cache.record import read_record
 
 from ._records import Answer, next_view
 from ._tools import lookup

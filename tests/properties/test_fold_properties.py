@@ -29,7 +29,7 @@ from lionagi_turns import (
     decode_context_section,
     encode_context_section,
 )
-from lionagi_turns._fold import holds_section
+from lionagi_turns.core.fold import holds_section
 
 SYSTEM_CHARS = st.characters(blacklist_categories=("Cs",)) | st.sampled_from(
     ["\n", "\t", " ", "\r", "\x85", "\u2028", "\x7f", "\ufeff"]

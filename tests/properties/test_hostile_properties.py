@@ -26,7 +26,7 @@ from unit._hostile import fingerprint, no_dns
 from unit._support import add_action_pair, add_assistant
 
 from lionagi_turns import TurnRequest, compile_chat_request
-from lionagi_turns._merge import merge_results
+from lionagi_turns.core.merge import merge_results
 
 
 class _Opaque:

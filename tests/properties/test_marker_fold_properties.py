@@ -17,7 +17,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from unit._support import text_of
 
 from lionagi_turns import amendment1 as am
-from lionagi_turns.amendment1._sections import context_section
+from lionagi_turns.profiles.amendment1._sections import context_section
 
 SYSTEM_CHARS = st.characters(blacklist_categories=("Cs",)) | st.sampled_from(
     ["\n", "\t", " ", "\r", "\x85", "\u2028", "\x7f", "\ufeff", "#", ":", "'", '"']

@@ -13,7 +13,7 @@ from lionagi import Branch
 from lionagi.protocols.generic.progression import Progression
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns._consistent import TRIES, read_order
+from lionagi_turns.core.consistent import TRIES, read_order
 
 
 class _Interrupted(Progression):

@@ -102,7 +102,7 @@ def test_missing_ids_error_is_also_lionagis_not_found_error() -> None:
     # lionagi 0.36 raises NotFoundError here; `except NotFoundError` keeps catching it.
     from lionagi._errors import NotFoundError
 
-    from lionagi_turns._errors import MissingIdsError
+    from lionagi_turns.core.errors import MissingIdsError
 
     b, (i1, _, _, _) = _two_turns()
     ghost = uuid4()

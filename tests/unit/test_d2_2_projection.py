@@ -7,7 +7,7 @@ from lionagi.protocols.messages import Instruction, Message, MessageRole
 from pydantic import BaseModel
 
 from lionagi_turns import UnknownMessageTypeError
-from lionagi_turns._history import project_history
+from lionagi_turns.core.history import project_history
 
 from ._support import (
     add_action_pair,
@@ -238,7 +238,7 @@ def test_every_kind_rule_is_one_row_and_the_walk_dispatches_on_it() -> None:
         System,
     )
 
-    from lionagi_turns._kinds import KIND_RULES, UNSET_RULE, rule_for
+    from lionagi_turns.core.kinds import KIND_RULES, UNSET_RULE, rule_for
 
     assert {r.kind: r.projected for r in KIND_RULES} == {
         System: "skip",

@@ -8,7 +8,7 @@ from lionagi.libs.schema.minimal_yaml import minimal_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request, encode_context_section
-from lionagi_turns._envelope import find_context_section
+from lionagi_turns.core.envelope import find_context_section
 
 from ._support import add_assistant, add_instruction, branch, compile_now, loaded, text_of
 
@@ -115,7 +115,7 @@ def test_nel_in_the_system_sends_the_fold_first_regression() -> None:
     # encoding (registry entry fold-first), which keeps the section and the text exact.
     import yaml
 
-    from lionagi_turns._compiler import compile_traced
+    from lionagi_turns.core.pipeline import compile_traced
 
     block = (ContextBlock(provider_name="p", content="c"),)
     section = encode_context_section(block)
@@ -132,7 +132,7 @@ def test_nel_in_the_system_sends_the_fold_first_regression() -> None:
 
 
 def test_fold_plan_names_target_parts_and_encoding() -> None:
-    from lionagi_turns._compiler import compile_traced
+    from lionagi_turns.core.pipeline import compile_traced
 
     b = branch("System policy.")
     add_instruction(b, "q", guidance="Be brief.")
@@ -154,7 +154,7 @@ def test_fold_plan_names_target_parts_and_encoding() -> None:
 
 
 def test_nothing_is_planned_without_a_system_or_context() -> None:
-    from lionagi_turns._compiler import compile_traced
+    from lionagi_turns.core.pipeline import compile_traced
 
     b = branch()
     ins = b.msgs.create_instruction(instruction="now", guidance="g")
@@ -164,7 +164,7 @@ def test_nothing_is_planned_without_a_system_or_context() -> None:
 
 
 def test_trailing_spaces_take_the_literal_block_encoding() -> None:
-    from lionagi_turns._compiler import compile_traced
+    from lionagi_turns.core.pipeline import compile_traced
 
     b = branch("policy   ")  # lionagi's emitter would double-quote it
     ins = b.msgs.create_instruction(instruction="now")
@@ -202,7 +202,7 @@ def test_a_quoted_copy_of_the_section_does_not_stand_in_for_the_fold(where: str)
     # Before: the check that the fold kept the D3 section on its own lines also accepted a copy
     # of the section in the Instruction or Context block, so with trailing spaces in the system
     # text the real fold went out as one double-quoted line.
-    from lionagi_turns._envelope import encode_context_section, find_context_section
+    from lionagi_turns.core.envelope import encode_context_section, find_context_section
 
     blocks = (ContextBlock(provider_name="memory", content="fact"),)
     section = encode_context_section(blocks)

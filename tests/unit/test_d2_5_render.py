@@ -18,8 +18,8 @@ from lionagi_turns import (
     compile_chat_request,
     encode_context_section,
 )
-from lionagi_turns._envelope import find_context_section
-from lionagi_turns._fast.yaml import minimal_yaml as fast_minimal_yaml
+from lionagi_turns.core.envelope import find_context_section
+from lionagi_turns.memo.yaml import minimal_yaml as fast_minimal_yaml
 
 from ._support import (
     add_action_pair,
@@ -233,7 +233,7 @@ def test_plain_content_without_fold_or_results_is_sent_as_is() -> None:
 def test_current_turn_with_text_that_renders_empty_raises() -> None:
     # No lionagi 0.36 input renders a texted instruction empty; the guard pass stands for a
     # renderer that would, so it is checked on its own inputs: the content and its rendering.
-    from lionagi_turns._compiler import _guard_current_turn
+    from lionagi_turns.core.pipeline import _guard_current_turn
 
     content = branch().msgs.create_instruction(instruction="now").content
     with pytest.raises(EmptyOutgoingContentError, match=r"instruction_len=3, plain_content_len=0"):

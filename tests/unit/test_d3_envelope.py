@@ -11,7 +11,7 @@ from lionagi_turns import (
     decode_context_section,
     encode_context_section,
 )
-from lionagi_turns._envelope import find_context_section
+from lionagi_turns.core.envelope import find_context_section
 
 from ._support import add_assistant, add_instruction, branch, compile_now, loaded, text_of
 

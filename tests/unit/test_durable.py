@@ -312,7 +312,7 @@ def test_the_durable_copy_shares_no_container_with_its_source(
     context: list[Any], tracked: bool, fast: bool
 ) -> None:
     from lionagi_turns import no_fast_path
-    from lionagi_turns._fast.track import trackable
+    from lionagi_turns.memo.track import trackable
 
     b = branch()
     source = b.msgs.create_instruction(instruction="q", guidance="g", context=context)

@@ -15,7 +15,7 @@ from lionagi.protocols.messages.validators import validate_image_url
 
 from lionagi_turns import TurnRequest, check_image_hosts, compile_chat_request
 from lionagi_turns import to_provider_messages as provider_messages
-from lionagi_turns._parts import http_url
+from lionagi_turns.core.parts import http_url
 
 from ._hostile import DNSAttempted, fingerprint, no_dns
 from ._support import add_assistant, add_instruction, branch

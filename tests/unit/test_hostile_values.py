@@ -17,7 +17,7 @@ from lionagi.libs.schema.minimal_yaml import minimal_yaml
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, compile_chat_request
-from lionagi_turns._values import MAX_DEPTH, MAX_SHARED_ITEMS, check_value
+from lionagi_turns.core.values import MAX_DEPTH, MAX_SHARED_ITEMS, check_value
 
 from ._hostile import fingerprint
 from ._support import add_action_pair, add_assistant, add_instruction, branch

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lionagi_turns import _measure
+from lionagi_turns.core import measure as _measure
 
 TIKTOKEN_O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 
@@ -132,7 +132,7 @@ def refuse(event, args):
     if event.startswith(("socket.", "subprocess.", "os.system", "os.exec", "os.posix_spawn")):
         raise RuntimeError("refused: " + event)
 sys.addaudithook(refuse)
-from lionagi_turns import _measure
+from lionagi_turns.core import measure as _measure
 assert _measure.encode("hello world") == [24912, 2375], _measure.encode("hello world")
 assert "bpe_openai" not in sys.modules
 print("ok")

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from lionagi._errors import EmptyOutgoingContentError
 
-from lionagi_turns._values import naming_record
+from lionagi_turns.core.values import naming_record
 
 
 def _record() -> str:

@@ -22,10 +22,10 @@ from lionagi_turns import (
     compile_chat_request,
     encode_context_section,
 )
-from lionagi_turns._compiler import compile_traced
-from lionagi_turns._history import AssistantTurn, InstructionTurn, Projection
-from lionagi_turns._profile import SEED_PROFILE, CompileProfile
-from lionagi_turns._render import CallOptions
+from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection
+from lionagi_turns.core.pipeline import compile_traced
+from lionagi_turns.core.profile import SEED_PROFILE, CompileProfile
+from lionagi_turns.core.render import CallOptions
 
 from ._support import (
     add_action_pair,

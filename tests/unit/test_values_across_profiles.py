@@ -23,9 +23,9 @@ from lionagi import Branch
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, amendment1, compile_chat_request
-from lionagi_turns._cache_layout import compile_cached
-from lionagi_turns._fast.switch import no_fast_path
-from lionagi_turns._providers import to_provider_messages
+from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.memo.switch import no_fast_path
+from lionagi_turns.profiles.prompt_cache.layout import compile_cached
 
 from ._hostile import fingerprint
 from ._support import add_action_pair, add_assistant, add_instruction

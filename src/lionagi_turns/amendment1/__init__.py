@@ -5,18 +5,20 @@ a whole request with stepped truncation; ``compile_for_prompt_cache`` composes t
 the ADR-0127 prompt-cache layout.
 
 With a lionagi other than 0.36.x this module still imports, and each name raises
-``IntegrationError`` on access (``lionagi_turns._support``).
+``IntegrationError`` on access (``lionagi_turns.core.support``).
+
+Its modules live in ``lionagi_turns.profiles.amendment1``; this is its public path.
 """
 
 from typing import TYPE_CHECKING
 
-from .._support import unsupported_lionagi, unsupported_module
+from lionagi_turns.core.support import unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
-    from ._cached import compile_for_prompt_cache
-    from ._ceiling import CEILING_KEY, InputCeiling
-    from ._compile import compile_chat_request
-    from ._contracts import (
+    from lionagi_turns.profiles.amendment1._cached import compile_for_prompt_cache
+    from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
+    from lionagi_turns.profiles.amendment1._compile import compile_chat_request
+    from lionagi_turns.profiles.amendment1._contracts import (
         CompiledChatRequest,
         CompiledMessage,
         ContextBlock,
@@ -28,11 +30,23 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         SectionBudgets,
         TurnRequest,
     )
-    from ._integration import last_skip_reading
-    from ._report import bounds_rows, compile_report, exclusions_rows
-    from ._sections import decode_context_section, encode_context_section, marker
-    from ._skips import SkipReading, UndeterminedSkip, read_skips
-    from ._views import EXCLUSIONS_KEY, ViewExclusions, view_exclusions
+    from lionagi_turns.profiles.amendment1._integration import last_skip_reading
+    from lionagi_turns.profiles.amendment1._report import (
+        bounds_rows,
+        compile_report,
+        exclusions_rows,
+    )
+    from lionagi_turns.profiles.amendment1._sections import (
+        decode_context_section,
+        encode_context_section,
+        marker,
+    )
+    from lionagi_turns.profiles.amendment1._skips import SkipReading, UndeterminedSkip, read_skips
+    from lionagi_turns.profiles.amendment1._views import (
+        EXCLUSIONS_KEY,
+        ViewExclusions,
+        view_exclusions,
+    )
 
 __all__ = (
     "CEILING_KEY",

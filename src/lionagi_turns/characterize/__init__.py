@@ -13,9 +13,14 @@ imports this package; ``tests/characterization/test_isolation.py`` proves it.
   a rendered instruction's sections), ``_rewrite`` (message and section rewrites).
 """
 
-from ._cache_compare import CacheComparison, compare_cache_bodies
-from ._compare import Comparison, compare
-from .registry import CACHE_REGISTRY, REGISTRY, IntendedDifference, registry_entry
+from lionagi_turns.characterize._cache_compare import CacheComparison, compare_cache_bodies
+from lionagi_turns.characterize._compare import Comparison, compare
+from lionagi_turns.characterize.registry import (
+    CACHE_REGISTRY,
+    REGISTRY,
+    IntendedDifference,
+    registry_entry,
+)
 
 __all__ = (
     "CACHE_REGISTRY",

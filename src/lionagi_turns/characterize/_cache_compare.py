@@ -32,9 +32,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._contracts import ContextBlock
-from .._envelope import encode_context_section
-from ._sections import _render_sections, _section_text, _section_value, _sections
+from lionagi_turns.characterize._sections import (
+    _render_sections,
+    _section_text,
+    _section_value,
+    _sections,
+)
+from lionagi_turns.core.contracts import ContextBlock
+from lionagi_turns.core.envelope import encode_context_section
 
 __all__ = ("CACHE_REGISTRY", "CacheComparison", "compare_cache_bodies")
 

@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi._errors import NotFoundError
 
-from .._compiler import compile_chat_request
-from .._contracts import TurnRequest
-from .._providers import to_provider_messages
-from ._facts import Payload, _Facts, _State
-from .legacy import legacy_messages
-from .registry import REGISTRY, IntendedDifference
+from lionagi_turns.characterize._facts import Payload, _Facts, _State
+from lionagi_turns.characterize.legacy import legacy_messages
+from lionagi_turns.characterize.registry import REGISTRY, IntendedDifference
+from lionagi_turns.core.contracts import TurnRequest
+from lionagi_turns.core.pipeline import compile_chat_request
+from lionagi_turns.core.providers import to_provider_messages
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

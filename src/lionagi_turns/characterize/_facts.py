@@ -19,8 +19,8 @@ from lionagi.libs.schema.minimal_yaml import minimal_yaml
 from lionagi.ln import json_dumps
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from .._contracts import TurnRequest
-from .._history import InstructionTurn, Projection, project_history, select_ids
+from lionagi_turns.core.contracts import TurnRequest
+from lionagi_turns.core.history import InstructionTurn, Projection, project_history, select_ids
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

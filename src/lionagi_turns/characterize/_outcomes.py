@@ -14,18 +14,18 @@ from lionagi._errors import NotFoundError
 from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.validators import validate_image_url
 
-from .._history import (
+from lionagi_turns.characterize._facts import _Facts, _State, _Step
+from lionagi_turns.characterize.legacy import legacy_messages_for_view
+from lionagi_turns.core.history import (
     CONSECUTIVE_INSTRUCTIONS,
     HistoryError,
     InstructionTurn,
     UnknownMessageTypeError,
 )
-from .._merge import merge_results
-from .._parts import check_image_detail, http_url, image_part
-from .._providers import check_image_hosts
-from .._values import check_text, check_value
-from ._facts import _Facts, _State, _Step
-from .legacy import legacy_messages_for_view
+from lionagi_turns.core.merge import merge_results
+from lionagi_turns.core.parts import check_image_detail, http_url, image_part
+from lionagi_turns.core.providers import check_image_hosts
+from lionagi_turns.core.values import check_text, check_value
 
 
 def _resolved(state: _State) -> _Step:

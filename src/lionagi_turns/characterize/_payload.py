@@ -13,11 +13,20 @@ from typing import Any
 import yaml
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
 
-from .._parts import http_url
-from ._facts import Payload, _added_results, _Facts, _guidance_text, _plain, _Source, _State, _Step
-from ._rewrite import _rewrite_user_sections, _rewrite_user_texts
-from ._sections import _render_sections, _section_text, _sections
-from .legacy import legacy_messages_for_view
+from lionagi_turns.characterize._facts import (
+    Payload,
+    _added_results,
+    _Facts,
+    _guidance_text,
+    _plain,
+    _Source,
+    _State,
+    _Step,
+)
+from lionagi_turns.characterize._rewrite import _rewrite_user_sections, _rewrite_user_texts
+from lionagi_turns.characterize._sections import _render_sections, _section_text, _sections
+from lionagi_turns.characterize.legacy import legacy_messages_for_view
+from lionagi_turns.core.parts import http_url
 
 
 def empty_progression(facts: _Facts, state: _State) -> _Step | None:

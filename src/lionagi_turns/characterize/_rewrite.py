@@ -10,8 +10,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from ._facts import _Facts, _Source, _State, _Step
-from ._sections import (
+from lionagi_turns.characterize._facts import _Facts, _Source, _State, _Step
+from lionagi_turns.characterize._sections import (
     _render_sections,
     _section_text,
     _section_value,

@@ -32,7 +32,7 @@ import lionagi.operations.chat._prepare as _lionagi_prepare
 from lionagi.operations.types import ChatParam
 from lionagi.protocols.messages import Instruction
 
-from .._contracts import TurnRequest
+from lionagi_turns.core.contracts import TurnRequest
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from . import _outcomes as outcomes
-from . import _payload as payload
-from ._cache_compare import CACHE_REGISTRY
-from ._facts import _Facts, _State, _Step
+from lionagi_turns.characterize import _outcomes as outcomes
+from lionagi_turns.characterize import _payload as payload
+from lionagi_turns.characterize._cache_compare import CACHE_REGISTRY
+from lionagi_turns.characterize._facts import _Facts, _State, _Step
 
 __all__ = ("CACHE_REGISTRY", "REGISTRY", "IntendedDifference", "registry_entry")
 

@@ -23,10 +23,10 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._support import unsupported_lionagi
+from lionagi_turns.core.support import unsupported_lionagi
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
-    from ._app import app, main
+    from lionagi_turns.cli._app import app, main
 else:
 
     def main(argv: Sequence[str] | None = None) -> None:

@@ -23,11 +23,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .._providers import to_provider_messages
-from ..amendment1 import CEILING_KEY, InputCeiling, SectionBudgets, bounds_rows, exclusions_rows
-from ..amendment1._compile import compile_amended_traced
-from ..amendment1._contracts import SECTIONS, ContextBlock, TurnRequest
-from ._compile import (
+from lionagi_turns.amendment1 import (
+    CEILING_KEY,
+    InputCeiling,
+    SectionBudgets,
+    bounds_rows,
+    exclusions_rows,
+)
+from lionagi_turns.cli._compile import (
     fold_parts,
     fold_report,
     render_sections,
@@ -36,11 +39,14 @@ from ._compile import (
     text_of,
     turn_fields,
 )
-from ._lines import Lines
-from ._load import LoadedBranch
-from ._sections import Measured, measure
-from ._turn import TurnSpec
-from ._views import bounded_rows, inert_text
+from lionagi_turns.cli._lines import Lines
+from lionagi_turns.cli._load import LoadedBranch
+from lionagi_turns.cli._sections import Measured, measure
+from lionagi_turns.cli._turn import TurnSpec
+from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.profiles.amendment1._compile import compile_amended_traced
+from lionagi_turns.profiles.amendment1._contracts import SECTIONS, ContextBlock, TurnRequest
 
 __all__ = (
     "amended_turn",

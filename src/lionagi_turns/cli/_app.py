@@ -58,13 +58,11 @@ os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 import typer
 from typer.core import TyperCommand
 
-from .. import __version__
-from .._contracts import ContextBlock
-from ._check import check_report, render_check
-from ._compile import compile_error, measured_turn, render_compile
-from ._diff import diff_report, render_diff
-from ._html import print_html
-from ._inputs import (
+from lionagi_turns.cli._check import check_report, render_check
+from lionagi_turns.cli._compile import compile_error, measured_turn, render_compile
+from lionagi_turns.cli._diff import diff_report, render_diff
+from lionagi_turns.cli._html import print_html
+from lionagi_turns.cli._inputs import (
     DEFAULT_INSTRUCTION,
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -74,12 +72,14 @@ from ._inputs import (
     load,
     turn_inputs,
 )
-from ._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch, one_line
-from ._progress import progress
-from ._prompt_cache import prompt_cache_turn, render_prompt_cache
-from ._sections import Measured
-from ._turn import turn_spec
-from ._views import ClosedPipe, bounded_line, console, inert, print_json
+from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch, one_line
+from lionagi_turns.cli._progress import progress
+from lionagi_turns.cli._prompt_cache import prompt_cache_turn, render_prompt_cache
+from lionagi_turns.cli._sections import Measured
+from lionagi_turns.cli._turn import turn_spec
+from lionagi_turns.cli._views import ClosedPipe, bounded_line, console, inert, print_json
+from lionagi_turns.core.contracts import ContextBlock
+from lionagi_turns.core.version import __version__
 
 if TYPE_CHECKING:
     from typer._click.core import Context  # the type typer's Command.parse_args declares
@@ -356,7 +356,7 @@ def _amended(
     last: int | None,
     ceiling_options: tuple[int | None, int | None] = (None, None),
 ) -> None:
-    from ._amendment1 import (
+    from lionagi_turns.cli._amendment1 import (
         amended_turn,
         parse_budgets,
         parse_ceiling,
@@ -372,7 +372,7 @@ def _amended(
         ceiling = parse_ceiling(*ceiling_options)
     except (ValueError, TypeError) as exc:
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
-    from ..amendment1 import SectionBudgetRefused
+    from lionagi_turns.amendment1 import SectionBudgetRefused
 
     def build() -> tuple[dict[str, Any], Measured]:
         try:
@@ -441,7 +441,7 @@ def diff_command(
             # A compile error here also covers lionagi failing to render a record of the branch.
             report = _compiled(loaded, lambda: diff_report(loaded, instruction, blocks))
     if other_loaded is not None:
-        from ._branch_diff import render_branch_diff
+        from lionagi_turns.cli._branch_diff import render_branch_diff
 
         if format is Format.json:
             print_json(pair)
@@ -464,7 +464,7 @@ def _branch_diff(
     instruction: str | None,
     blocks: tuple[ContextBlock, ...],
 ) -> dict[str, Any]:
-    from ._branch_diff import branch_diff_report, side
+    from lionagi_turns.cli._branch_diff import branch_diff_report, side
 
     spec_a = turn_spec(a, instruction, blocks, None, "default")
     spec_b = turn_spec(b, instruction, blocks, None, "default")

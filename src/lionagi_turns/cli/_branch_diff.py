@@ -20,15 +20,15 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .. import __version__
-from ._compile import measured_turn, shown_from
-from ._diff import message_lines
-from ._lines import Lines
-from ._load import LoadedBranch
-from ._sections import SECTION_NAMES, MessageSize
-from ._shape import schema_name
-from ._turn import TurnSpec
-from ._views import bounded_rows, inert_text
+from lionagi_turns.cli._compile import measured_turn, shown_from
+from lionagi_turns.cli._diff import message_lines
+from lionagi_turns.cli._lines import Lines
+from lionagi_turns.cli._load import LoadedBranch
+from lionagi_turns.cli._sections import SECTION_NAMES, MessageSize
+from lionagi_turns.cli._shape import schema_name
+from lionagi_turns.cli._turn import TurnSpec
+from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.core.version import __version__
 
 __all__ = ("Side", "branch_diff_report", "render_branch_diff", "side")
 

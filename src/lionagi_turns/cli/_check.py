@@ -33,17 +33,23 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from .._cache_layout import compile_cached
-from .._cache_record import record_data
-from .._compiler import Trace, compile_traced
-from .._errors import DEFECT_RULES, with_notes
-from .._history import AssistantTurn, InstructionTurn, Projection, project_history, select_ids
-from .._parts import check_image_detail
-from ._amendment1 import exclusions_rows, render_exclusions
-from ._inputs import next_request
-from ._load import LoadedBranch, one_line
-from ._shape import header
-from ._views import inert_text
+from lionagi_turns.cli._amendment1 import exclusions_rows, render_exclusions
+from lionagi_turns.cli._inputs import next_request
+from lionagi_turns.cli._load import LoadedBranch, one_line
+from lionagi_turns.cli._shape import header
+from lionagi_turns.cli._views import inert_text
+from lionagi_turns.core.errors import DEFECT_RULES, with_notes
+from lionagi_turns.core.history import (
+    AssistantTurn,
+    InstructionTurn,
+    Projection,
+    project_history,
+    select_ids,
+)
+from lionagi_turns.core.parts import check_image_detail
+from lionagi_turns.core.pipeline import Trace, compile_traced
+from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache.record import record_data
 
 __all__ = ("check_report", "next_step", "render_check", "short_ids")
 

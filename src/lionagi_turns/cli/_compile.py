@@ -22,22 +22,29 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from .._compiler import Trace, compile_traced
-from .._contracts import ContextBlock, TurnRequest
-from .._errors import with_notes
-from .._history import (
+from lionagi_turns.cli._inputs import EXIT_REJECTED, die
+from lionagi_turns.cli._lines import Lines
+from lionagi_turns.cli._load import LoadedBranch, one_line
+from lionagi_turns.cli._sections import (
+    SECTION_NAMES,
+    Measured,
+    MessageSize,
+    fold_labels,
+    measure,
+    text_parts,
+)
+from lionagi_turns.cli._shape import header
+from lionagi_turns.cli._turn import TurnSpec, turn_spec
+from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.errors import with_notes
+from lionagi_turns.core.history import (
     HistoryError,
     UnknownMessageTypeError,
 )
-from .._measure import ENCODING
-from .._providers import to_provider_messages
-from ._inputs import EXIT_REJECTED, die
-from ._lines import Lines
-from ._load import LoadedBranch, one_line
-from ._sections import SECTION_NAMES, Measured, MessageSize, fold_labels, measure, text_parts
-from ._shape import header
-from ._turn import TurnSpec, turn_spec
-from ._views import bounded_rows, inert_text
+from lionagi_turns.core.measure import ENCODING
+from lionagi_turns.core.pipeline import Trace, compile_traced
+from lionagi_turns.core.providers import to_provider_messages
 
 __all__ = (
     "TOKENIZER",

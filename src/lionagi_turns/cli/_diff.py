@@ -21,15 +21,15 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from .._contracts import ContextBlock
-from ._compile import compiled_turn, shown_from
-from ._inputs import next_request
-from ._lines import Lines
-from ._load import LIONAGI_VERSION, LoadedBranch
-from ._sections import measure
-from ._shape import header
-from ._turn import turn_spec
-from ._views import bounded_rows, inert_text
+from lionagi_turns.cli._compile import compiled_turn, shown_from
+from lionagi_turns.cli._inputs import next_request
+from lionagi_turns.cli._lines import Lines
+from lionagi_turns.cli._load import LIONAGI_VERSION, LoadedBranch
+from lionagi_turns.cli._sections import measure
+from lionagi_turns.cli._shape import header
+from lionagi_turns.cli._turn import turn_spec
+from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.core.contracts import ContextBlock
 
 __all__ = ("diff_report", "message_lines", "render_diff")
 
@@ -50,7 +50,7 @@ def diff_report(
     """Both payloads of the next turn compared (``characterize.compare``): per compiled
     message index its unified diff lines (empty when identical) and the ids of the entries that
     explain it; the entries that explain an error outcome; what no entry explains; ``ok``."""
-    from .. import characterize
+    from lionagi_turns import characterize
 
     branch = loaded.branch
     comparison = characterize.compare(branch, next_request(branch, instruction, blocks))

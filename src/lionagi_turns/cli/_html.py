@@ -29,10 +29,10 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .._contracts import CompiledChatRequest
-from .._providers import to_provider_messages
-from ._compile import text_of
-from ._sections import SECTION_NAMES, Measured, count_tokens, measure
+from lionagi_turns.cli._compile import text_of
+from lionagi_turns.cli._sections import SECTION_NAMES, Measured, count_tokens, measure
+from lionagi_turns.core.contracts import CompiledChatRequest
+from lionagi_turns.core.providers import to_provider_messages
 
 __all__ = ("compiled_body", "print_html", "request_body", "request_page", "widths")
 

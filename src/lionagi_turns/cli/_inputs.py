@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from .._contracts import ContextBlock, TurnRequest
-from ._load import DEFAULT_MAX_BYTES, BranchLoadError, LoadedBranch, load_branch
-from ._read import _SURROGATE
+from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, BranchLoadError, LoadedBranch, load_branch
+from lionagi_turns.cli._read import _SURROGATE
+from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

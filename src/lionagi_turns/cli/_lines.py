@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from ._views import _CONTROL, _escape, bounded_line, inert
+from lionagi_turns.cli._views import _CONTROL, _escape, bounded_line, inert
 
 __all__ = ("Lines", "sgr")
 

@@ -37,7 +37,7 @@ import lionagi
 from lionagi.protocols.generic.progression import Progression
 from lionagi.protocols.messages import System
 
-from ._read import (
+from lionagi_turns.cli._read import (
     DEFAULT_MAX_BYTES,
     MAX_DEPTH,
     BranchLoadError,

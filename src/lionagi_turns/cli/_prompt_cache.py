@@ -20,9 +20,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from .._contracts import ContextBlock, TurnRequest
-from ..integration._cache import prompt_cache_traced
-from ._compile import (
+from lionagi_turns.cli._compile import (
     fold_parts,
     fold_report,
     render_at,
@@ -30,11 +28,13 @@ from ._compile import (
     shown_from,
     turn_fields,
 )
-from ._lines import Lines
-from ._load import LoadedBranch, one_line
-from ._sections import Measured, count_tokens, measure
-from ._turn import TurnSpec, turn_spec
-from ._views import bounded_line, inert, inert_text
+from lionagi_turns.cli._lines import Lines
+from lionagi_turns.cli._load import LoadedBranch, one_line
+from lionagi_turns.cli._sections import Measured, count_tokens, measure
+from lionagi_turns.cli._turn import TurnSpec, turn_spec
+from lionagi_turns.cli._views import bounded_line, inert, inert_text
+from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.integration._cache import prompt_cache_traced
 
 __all__ = ("prompt_cache_report", "prompt_cache_turn", "render_prompt_cache")
 

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._measure import count_tokens as _count_tokens
+from lionagi_turns.core.measure import count_tokens as _count_tokens
 
 __all__ = (
     "SECTION_NAMES",

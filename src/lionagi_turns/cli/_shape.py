@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ._load import LoadedBranch
+from lionagi_turns.cli._load import LoadedBranch
+from lionagi_turns.core.version import __version__
 
 __all__ = ("SCHEMA_FILE", "SCHEMA_VERSION", "header", "schema_name")
 

@@ -20,10 +20,10 @@ from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
 
-from .._cache_record import read_record
-from .._contracts import ContextBlock
-from ._inputs import DEFAULT_INSTRUCTION, EXIT_BAD_INPUT, Fail
-from ._load import LoadedBranch
+from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION, EXIT_BAD_INPUT, Fail
+from lionagi_turns.cli._load import LoadedBranch
+from lionagi_turns.core.contracts import ContextBlock
+from lionagi_turns.profiles.prompt_cache.record import read_record
 
 __all__ = ("NOT_DURABLE", "TurnSpec", "recorded_instructions", "turn_spec")
 

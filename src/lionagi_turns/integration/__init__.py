@@ -2,21 +2,21 @@
 
 With a lionagi other than 0.36.x this module still imports: ``install()``, ``uninstall()``,
 ``installed()`` and ``is_installed()`` raise ``IntegrationError`` naming the installed and the
-supported versions, and every other name raises it on access (``lionagi_turns._support``).
+supported versions, and every other name raises it on access (``lionagi_turns.core.support``).
 """
 
 from typing import TYPE_CHECKING
 
-from .._support import IntegrationError, unsupported_lionagi, unsupported_module
+from lionagi_turns.core.support import IntegrationError, unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
-    from ._adapters import (
+    from lionagi_turns.integration._adapters import (
         context_blocks_from_report,
         legacy_progression,
         progression_ids,
         turn_request_from_param,
     )
-    from ._install import (
+    from lionagi_turns.integration._install import (
         TurnsCompatibilityWarning,
         build_instruction,
         install,
@@ -26,7 +26,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         propagate_structure,
         uninstall,
     )
-    from ._unanswered import mark_unanswered_turns
+    from lionagi_turns.integration._unanswered import mark_unanswered_turns
 
 __all__ = (
     "IntegrationError",

@@ -30,7 +30,7 @@ from lionagi.protocols.generic.element import ID, Observable
 from lionagi.protocols.generic.progression import Progression
 from lionagi.protocols.messages import Instruction
 
-from .._contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 
 if TYPE_CHECKING:
     from lionagi.operations.types import ChatParam

@@ -61,7 +61,7 @@ class SegmentedBlocks(list[str]):
 
 def _lionagi_create_payload() -> Callable[..., Any]:
     """lionagi's own ``create_payload``, also while ``install()`` has replaced it."""
-    from ._install import _ANTHROPIC, _original
+    from lionagi_turns.integration._install import _ANTHROPIC, _original
 
     return _original(_ANTHROPIC, "create_payload")
 

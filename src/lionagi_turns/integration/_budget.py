@@ -33,10 +33,10 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
-from .._contracts import TurnRequest
-from .._providers import to_provider_messages
-from ._estimate import current_blocks, newest_instruction, turn_options
-from ._in_call import request_in_call
+from lionagi_turns.core.contracts import TurnRequest
+from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.integration._estimate import current_blocks, newest_instruction, turn_options
+from lionagi_turns.integration._in_call import request_in_call
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
@@ -48,7 +48,7 @@ __all__ = ("get_token_budget", "used_tokens")
 
 def get_token_budget(branch: Branch) -> TokenBudget:
     """lionagi's ``TokenBudget`` for ``branch`` with ``used`` as the module contract says."""
-    from . import _install  # imported here: _install imports this module
+    from lionagi_turns.integration import _install  # imported here: _install imports this module
 
     budget: TokenBudget = _install.original_token_budget()(branch)
     return dataclasses.replace(budget, used=used_tokens(branch))
@@ -90,7 +90,9 @@ def _view_kwargs(branch: Branch) -> dict[str, Any]:
         context_blocks=current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
-    from . import _install  # the installed profile's compile (imported here: _install imports us)
+    from lionagi_turns.integration import (
+        _install,  # the installed profile's compile (imported here: _install imports us)
+    )
 
     compiled = _install.compile_installed_profile(branch, request)
     return {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}

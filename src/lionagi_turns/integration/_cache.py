@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._cache_layout import CachedCompile, compile_cached
-from .._contracts import CompiledChatRequest, TurnRequest
-from .._providers import to_provider_messages
-from ._anthropic import SegmentedBlocks, place_segment_marks
+from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
+from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.integration._anthropic import SegmentedBlocks, place_segment_marks
+from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, compile_cached
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

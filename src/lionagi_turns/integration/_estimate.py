@@ -33,12 +33,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._consistent import read_order
-from .._contracts import ContextBlock, TurnRequest
-from .._providers import to_provider_messages
-from ._adapters import context_blocks_from_report
-from ._handover import Handover
-from ._in_call import payload_in_call
+from lionagi_turns.core.consistent import read_order
+from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.integration._adapters import context_blocks_from_report
+from lionagi_turns.integration._handover import Handover
+from lionagi_turns.integration._in_call import payload_in_call
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -126,7 +126,9 @@ def estimate_next_request_tokens(branch: Branch) -> int:
         context_blocks=current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
-    from . import _install  # the installed profile's compile (imported here: _install imports us)
+    from lionagi_turns.integration import (
+        _install,  # the installed profile's compile (imported here: _install imports us)
+    )
 
     compiled = _install.compile_installed_profile(branch, request)
     kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}

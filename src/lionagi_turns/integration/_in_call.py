@@ -133,7 +133,9 @@ def _kwargs(calling: _Calling) -> dict[str, Any] | None:
         return compiled.kwargs
     if built is None:
         return None
-    from . import _install  # the adapter's compile (imported here: _install imports us)
+    from lionagi_turns.integration import (
+        _install,  # the adapter's compile (imported here: _install imports us)
+    )
 
     call = _install.compile_call(
         calling.branch,

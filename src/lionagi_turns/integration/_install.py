@@ -76,27 +76,31 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from .._compiler import compile_chat_request
-from .._providers import check_image_hosts, to_provider_messages
-from .._support import REQUIREMENT, SUPPORTED_LIONAGI, IntegrationError, supports
-from ._adapters import context_blocks_from_report, isolate_instruction, turn_request_from_param
-from ._anthropic import create_payload as anthropic_create_payload
-from ._budget import get_token_budget
-from ._cache import compile_for_prompt_cache
-from ._estimate import estimate_next_request_tokens, remember_turn_options
-from ._handover import Handover
-from ._in_call import emit_api_pre_call, note_built, note_compiled
-from ._prepare_compat import prepare_messages_for_chat
-from ._react import react_context_now
-from ._repair import (
+from lionagi_turns.core.pipeline import compile_chat_request
+from lionagi_turns.core.providers import check_image_hosts, to_provider_messages
+from lionagi_turns.core.support import REQUIREMENT, SUPPORTED_LIONAGI, IntegrationError, supports
+from lionagi_turns.integration._adapters import (
+    context_blocks_from_report,
+    isolate_instruction,
+    turn_request_from_param,
+)
+from lionagi_turns.integration._anthropic import create_payload as anthropic_create_payload
+from lionagi_turns.integration._budget import get_token_budget
+from lionagi_turns.integration._cache import compile_for_prompt_cache
+from lionagi_turns.integration._estimate import estimate_next_request_tokens, remember_turn_options
+from lionagi_turns.integration._handover import Handover
+from lionagi_turns.integration._in_call import emit_api_pre_call, note_built, note_compiled
+from lionagi_turns.integration._prepare_compat import prepare_messages_for_chat
+from lionagi_turns.integration._react import react_context_now
+from lionagi_turns.integration._repair import (
     REPAIR_WARNING,
     note_run_instruction,
     repair_before_call,
     run_turn_ended,
     run_turn_starting,
 )
-from ._resume import resumed_view
-from ._unanswered import record_unanswered, unanswered_reason
+from lionagi_turns.integration._resume import resumed_view
+from lionagi_turns.integration._unanswered import record_unanswered, unanswered_reason
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator
@@ -308,7 +312,7 @@ def compile_call(
             branch, request, react_context_now()
         )
     elif cache:  # Amendment 1 composed with the prompt-cache layout
-        from ..amendment1._integration import compile_installed_cached
+        from lionagi_turns.profiles.amendment1._integration import compile_installed_cached
 
         compiled, extra["system_blocks"] = compile_installed_cached(branch, request)
     else:
@@ -558,7 +562,7 @@ _profile = "default"
 def compile_installed_profile(branch: Branch, request: Any) -> Any:
     """``request`` compiled as the installed adapter compiles it (no prompt-cache layout)."""
     if _profile == "amendment1":
-        from ..amendment1._integration import compile_installed
+        from lionagi_turns.profiles.amendment1._integration import compile_installed
 
         return compile_installed(branch, request)
     return compile_chat_request(branch, request, react_context=react_context_now())
@@ -591,14 +595,14 @@ def install(*, profile: str = "default", budgets: Any = None, ceiling: Any = Non
                 f"before install(profile={profile!r})"
             )
         if profile == "amendment1":
-            from ..amendment1._integration import activate
+            from lionagi_turns.profiles.amendment1._integration import activate
 
             activate(budgets, ceiling)
         try:
             _install_locked()
         except BaseException:
             if profile == "amendment1" and not _saved:
-                from ..amendment1._integration import deactivate
+                from lionagi_turns.profiles.amendment1._integration import deactivate
 
                 deactivate()
             raise
@@ -664,7 +668,7 @@ def uninstall() -> None:
 def _deactivate_profile() -> None:
     global _profile
     if _profile == "amendment1":
-        from ..amendment1._integration import deactivate
+        from lionagi_turns.profiles.amendment1._integration import deactivate
 
         deactivate()
     _profile = "default"

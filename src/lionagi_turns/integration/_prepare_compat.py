@@ -43,11 +43,11 @@ from lionagi.protocols.messages import prepare as _lionagi_prepare
 from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.message import MessageContent
 
-from .._compiler import compile_chat_request
-from .._consistent import read_order
-from .._contracts import TurnRequest
-from .._providers import check_image_hosts, to_provider_messages
-from ._adapters import progression_ids
+from lionagi_turns.core.consistent import read_order
+from lionagi_turns.core.contracts import TurnRequest
+from lionagi_turns.core.pipeline import compile_chat_request
+from lionagi_turns.core.providers import check_image_hosts, to_provider_messages
+from lionagi_turns.integration._adapters import progression_ids
 
 if TYPE_CHECKING:
     from lionagi.protocols.generic.pile import Pile

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
-from ._unanswered import UNKNOWN_REASON, record_unanswered
+from lionagi_turns.integration._unanswered import UNKNOWN_REASON, record_unanswered
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -41,8 +41,8 @@ from lionagi.protocols.messages import AssistantResponse, Instruction
 from lionagi.service.connections.agentic_endpoint import AgenticEndpoint
 from pydantic import BaseModel, ValidationError
 
-from .._contracts import TurnRequest
-from .._history import select_ids
+from lionagi_turns.core.contracts import TurnRequest
+from lionagi_turns.core.history import select_ids
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -102,7 +102,7 @@ def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:
     try:
         prompt = getattr(request_model.model_validate(data), "prompt", None)
     except ValidationError as exc:
-        from ._install import TurnsCompatibilityWarning
+        from lionagi_turns.integration._install import TurnsCompatibilityWarning
 
         warnings.warn(
             f"lionagi-turns: {endpoint_type.__name__}'s request model refused a probe "

@@ -1,0 +1,1 @@
+"""The compiler: contracts, passes and the pipeline (no fast path, no profiles)."""

@@ -1,0 +1,318 @@
+"""ADR-0007 D2 §1–3: select the history view, project it, and find every defect.
+
+``project_history`` walks the selected ids once and returns the conversational turns plus
+*all* defects it found (the CLI's ``check`` reports them all; the compiler raises the first kind
+in the ADR's order, ``_errors.DEFECT_RULES``). Nothing here renders or mutates a record.
+
+What a record becomes is ``_kinds.KIND_RULES`` (one row per message kind); on top of it the walk
+finds these defects:
+
+- id not in ``branch.msgs.messages``  -> ``missing_id`` (all collected)
+- id repeated in the view             -> ``duplicate_id`` (each repeat; the record is walked once)
+- an instruction right after an instruction -> ``consecutive_instructions`` (the later one is
+  not retained)
+- a record no kind rule matches       -> ``unknown_subtype`` (raised as TypeError)
+- the branch has a system and the first turn is an assistant -> ``first_not_instruction``
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, assert_never
+from uuid import UUID
+
+from lionagi.protocols.messages import ActionResponse, AssistantResponse, Instruction, MessageRole
+
+from lionagi_turns.core.consistent import read_order
+from lionagi_turns.core.errors import (
+    CONSECUTIVE_INSTRUCTIONS,
+    DEFECT_ORDER,
+    FIRST_MESSAGE_RULE,
+    Defect,
+    DefectKind,
+    HistoryError,
+    UnknownMessageTypeError,
+    raise_first,
+)
+from lionagi_turns.core.kinds import rule_for
+from lionagi_turns.core.values import shown
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+# The _errors names are re-exported because 0.1's ``lionagi_turns.history`` offered them and
+# ``_moved`` serves that path from this module for one release.
+__all__ = (
+    "CONSECUTIVE_INSTRUCTIONS",
+    "DEFECT_ORDER",
+    "FIRST_MESSAGE_RULE",
+    "AssistantTurn",
+    "Defect",
+    "DefectKind",
+    "HistoryError",
+    "InstructionTurn",
+    "Projection",
+    "Turn",
+    "UnknownMessageTypeError",
+    "action_result",
+    "extend_projection",
+    "project_history",
+    "select_ids",
+)
+
+
+@dataclass(slots=True)
+class InstructionTurn:
+    """A retained historical instruction and the action results folded into it.
+
+    ``context`` is None unless a compiler step gave this request's copy of the instruction a
+    different prompt context (the ReAct step); the stored record is never changed.
+    """
+
+    message: Instruction
+    position: int
+    results: list[dict[str, Any]] = field(default_factory=list)
+    # The ActionResponse records ``results`` were projected from, in the same order.
+    sources: list[ActionResponse] = field(default_factory=list)
+    context: list[Any] | None = None
+
+
+@dataclass(slots=True)
+class AssistantTurn:
+    """A run of consecutive assistant responses, merged into one message when rendered."""
+
+    messages: list[AssistantResponse]
+    positions: list[int]
+
+
+Turn = InstructionTurn | AssistantTurn
+
+
+@dataclass(slots=True)
+class Projection:
+    """The provider-relevant history of one view: turns, trailing results and all defects.
+
+    ``pending`` are the results after the last retained instruction (they fold into the
+    current one), projected from ``pending_sources``.
+    """
+
+    turns: list[Turn]
+    pending: list[dict[str, Any]]
+    defects: list[Defect]
+    pending_sources: list[ActionResponse] = field(default_factory=list)
+
+    def raise_first(self) -> None:
+        """Raise the first defect kind in ADR order, with every defect of that kind."""
+        raise_first(self.defects)
+
+    def instructions(self) -> list[InstructionTurn]:
+        """The retained instruction turns, in order."""
+        return [t for t in self.turns if isinstance(t, InstructionTurn)]
+
+
+def select_ids(branch: Branch, progression: tuple[UUID, ...] | None) -> tuple[UUID, ...]:
+    """The view's ids in order: ``progression`` itself, or the branch's active progression
+    (``metadata["current_progression"]`` when set) when it is None, read as of one moment
+    (``_consistent.read_order``: no id a concurrent append is halfway through writing)."""
+    if progression is not None:
+        return progression
+    items = read_order(branch.msgs.messages, branch.progression)  # type: ignore[has-type]
+    if set(map(type, items)) <= {UUID}:  # the usual case: exact UUIDs, nothing to convert
+        return items
+    return tuple(_as_uuid(item, i) for i, item in enumerate(items))
+
+
+def _as_uuid(item: Any, position: int) -> UUID:
+    if isinstance(item, UUID):
+        return item
+    raw = getattr(item, "id", item)
+    try:
+        return raw if isinstance(raw, UUID) else UUID(str(raw))
+    except ValueError:
+        raise ValueError(
+            f"branch progression[{position}] = {shown(item)} is not a message id; "
+            "repair metadata['current_progression'] or the branch's progression"
+        ) from None
+
+
+def action_result(response: ActionResponse) -> dict[str, Any]:
+    """The provider-visible projection of one action response (ADR D2 step 2)."""
+    content = response.content
+    return {"function": content.function, "arguments": content.arguments, "output": content.output}
+
+
+def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
+    """Walk the view once; see the module rules. Never raises for a defect: collects it.
+
+    Each id is hashed once (its pile lookup); repeats are found through a set of the ids'
+    integers, and only a view with repeats checks each record against the ones seen."""
+    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    records = list(map(pile.get, ids))
+    defects: list[Defect] = []
+    _selection_defects(ids, records, defects)
+    repeats = bool(defects) and any(d.kind == "duplicate_id" for d in defects)
+    projection = Projection([], [], defects, [])
+    _walk(projection, ids, records, 0, repeats, None)
+    _first_turn_defect(branch, projection)
+    return projection
+
+
+def extend_projection(
+    branch: Branch, previous: Projection, ids: tuple[UUID, ...], records: list[Any], start: int
+) -> Projection:
+    """The projection of ``ids`` given ``previous``, the defect-free projection of
+    ``ids[:start]`` whose records are ``records[:start]`` unchanged: equal to
+    ``project_history(branch, ids)`` whenever that finds no defect (each id is a key of the
+    pile, none repeats; the caller checks both for ``ids[start:]``). Defects are collected as
+    ``project_history`` collects them, except ``missing_id`` and ``duplicate_id``.
+
+    ``previous`` and its turns are not changed: the new projection holds its turns (the same
+    objects) except a last assistant run the new records continue, which is copied first."""
+    projection = Projection(
+        list(previous.turns), list(previous.pending), [], list(previous.pending_sources)
+    )
+    _walk(projection, ids, records, start, False, previous.turns[-1] if previous.turns else None)
+    _first_turn_defect(branch, projection)
+    return projection
+
+
+def _walk(
+    out: Projection,
+    ids: tuple[UUID, ...],
+    records: list[Any],
+    start: int,
+    repeats: bool,
+    shared: Turn | None,
+) -> None:
+    """Project ``records[start:]`` onto ``out`` (turns, pending results, defects), each record
+    at its view position. ``shared`` is a turn ``out`` holds but must not change (a previous
+    projection's): it is copied before the walk extends it."""
+    turns = out.turns
+    defects = out.defects
+    pending = out.pending
+    pending_sources = out.pending_sources
+    seen: set[UUID] = set()
+    # The instruction seen last in this walk, retained or not: the one a next instruction
+    # directly follows (an unretained one sits between it and the last retained turn).
+    prior: tuple[int, UUID] | None = None
+    for position in range(start, len(records)):
+        msg = records[position]
+        if msg is None:
+            continue
+        uid = ids[position]
+        if repeats:
+            if uid in seen:
+                continue
+            seen.add(uid)
+        rule = rule_for(msg)
+        if rule is None:
+            defects.append(
+                Defect(
+                    "unknown_subtype",
+                    f"position {position} (id {uid}) is a {type(msg).__name__} with role "
+                    f"{_role_of(msg)!r}, a kind the compiler has no rule for",
+                    (position,),
+                    (str(uid),),
+                )
+            )
+            continue
+        match rule.projected:
+            case "skip":
+                pass
+            case "action_result":
+                pending.append(action_result(msg))
+                pending_sources.append(msg)
+            case "assistant":
+                last = turns[-1] if turns else None
+                if isinstance(last, AssistantTurn):
+                    if last is shared:  # a previous projection's turn: extend a copy
+                        last = AssistantTurn(list(last.messages), list(last.positions))
+                        turns[-1] = last
+                        shared = None
+                    last.messages.append(msg)
+                    last.positions.append(position)
+                else:
+                    turns.append(AssistantTurn([msg], [position]))
+            case "instruction":
+                last = turns[-1] if turns else None
+                before = prior
+                prior = (position, uid)
+                if isinstance(last, InstructionTurn):
+                    at, before_id = (
+                        before if before is not None else (last.position, last.message.id)
+                    )
+                    defects.append(
+                        Defect(
+                            "consecutive_instructions",
+                            f"instruction at position {position} (id {uid}) directly follows "
+                            f"the instruction at position {at} (id {before_id})",
+                            (at, position),
+                            (str(before_id), str(uid)),
+                        )
+                    )
+                    # Keep walking to report every defect; the later one is not retained.
+                    continue
+                turns.append(InstructionTurn(msg, position, pending, pending_sources))
+                pending = []
+                pending_sources = []
+            case unreachable:
+                assert_never(unreachable)
+    out.pending = pending
+    out.pending_sources = pending_sources
+
+
+def _first_turn_defect(branch: Branch, projection: Projection) -> None:
+    turns = projection.turns
+    if branch.msgs.system is not None and turns and isinstance(turns[0], AssistantTurn):
+        first = turns[0]
+        projection.defects.append(
+            Defect(
+                "first_not_instruction",
+                f"the branch has a system message and the first retained record, position "
+                f"{first.positions[0]} (id {first.messages[0].id}), is an assistant response",
+                (first.positions[0],),
+                (str(first.messages[0].id),),
+            )
+        )
+
+
+def _selection_defects(
+    ids: tuple[UUID, ...], records: list[Any], out: list[Defect]
+) -> None:
+    """``missing_id`` for each position whose record is absent, then ``duplicate_id`` for each
+    repeated id (in order of first appearance)."""
+    for position, record in enumerate(records):
+        if record is None:
+            uid = ids[position]
+            out.append(
+                Defect(
+                    "missing_id",
+                    f"position {position}: id {uid} is not in branch.msgs.messages",
+                    (position,),
+                    (str(uid),),
+                )
+            )
+    keys = [uid.int for uid in ids]  # UUID equality and hash are those of .int
+    if len(set(keys)) == len(keys):
+        return
+    counts = Counter(keys)
+    for position, key in enumerate(keys):
+        count = counts.get(key, 0)
+        if count > 1:
+            del counts[key]  # report each repeated id once, at its first appearance
+            uid = ids[position]
+            positions = tuple(i for i, k in enumerate(keys) if k == key)
+            out.append(
+                Defect(
+                    "duplicate_id",
+                    f"id {uid} appears {count} times, at positions {list(positions)}",
+                    positions,
+                    (str(uid),),
+                )
+            )
+
+
+def _role_of(msg: Any) -> str:
+    role = getattr(msg, "role", None)
+    return role.value if isinstance(role, MessageRole) else str(role)

@@ -1,0 +1,536 @@
+"""ADR-0007 D2/D3: ``compile_chat_request`` — the one place history becomes a request.
+
+Rules (input -> output):
+
+- ``request.progression`` None -> ``branch.progression`` (a ``current_progression`` view wins);
+  ``()`` -> no history; a tuple -> exactly those ids, in that order.
+- Missing ids -> one ValueError (also lionagi's NotFoundError) naming all; repeated ids ->
+  ValueError naming each.
+- What each record kind becomes is ``_kinds.KIND_RULES``; a kind with no rule -> TypeError.
+- Instruction right after instruction -> ``ValueError(CONSECUTIVE_INSTRUCTIONS)``; a branch with
+  a system whose first retained record is an assistant -> ``ValueError(FIRST_MESSAGE_RULE)``
+  (exact ADR texts; positions and ids in ``exc.defects`` and the exception notes).
+- Within one of ReAct's later calls (``react_context``), the caller's context items render once
+  (``_react``).
+- Historical ``Instruction`` -> one ``user`` message, durable sections only; the current
+  instruction -> the last ``user`` message, durable sections plus the request's Tools,
+  ResponseSchema and ResponseFormat. The supplied instruction's own call options are ignored:
+  neither rendered nor recorded (ADR D1; docs/architecture.md decision 3).
+- System text, the D3 context section and the target's guidance -> joined by ``"\\n\\n"`` as the
+  guidance of the first retained instruction (the current one when there is no history).
+- A falsy rendering -> omitted, except that a current instruction with real text that renders
+  empty raises lionagi's ``EmptyOutgoingContentError``.
+
+Passes, in order; each reads only what the ones before produced:
+
+0. ``_check_request`` — the request's instruction is an instruction, before history is read.
+1. select (``select_ids``) — the view's ids.
+2. project (``project_history``) — turns, pending results and every defect, one walk.
+3. validate order (``Projection.raise_first`` on the full walk) — the first defect kind in
+   ADR order is raised here, so no output (and no bound or rendering work) exists for a bad
+   history. Only then may the profile's ``bound`` drop whole turns, so it cannot hide a
+   defect and only ever sees a valid view.
+4. ReAct step (``react_step``) — changes this request's copies of kept instructions; it must
+   run before the fold plan, whose target may be one of them.
+5. plan the fold (``_plan_fold``) — target, parts and encoding, computed once; it must precede
+   rendering because which instruction carries the fold decides how the first one renders.
+6. render (``_render``) — one part per turn and the current instruction, the target's taken
+   from the plan.
+7. guard (``_guard_current_turn``) — a current turn whose real text rendered empty is refused;
+   it needs the current rendering.
+8. durable copy (``durable_instruction``) — built last, so a failed compile allocates nothing
+   the caller could record.
+
+Purity: no stored message, content, progression or branch metadata is written, and no private
+lionagi state (render caches included) is touched. No I/O.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, assert_never
+from uuid import UUID
+
+from lionagi._errors import EmptyOutgoingContentError
+from lionagi.protocols.messages import Instruction, MessageRole
+from lionagi.protocols.messages.instruction import InstructionContent
+
+from lionagi_turns.core.contracts import CompiledChatRequest, CompiledMessage, TurnRequest
+from lionagi_turns.core.durable import durable_instruction
+from lionagi_turns.core.fold import Encoding, FoldParts, FoldPlan, guidance_text
+from lionagi_turns.core.history import (
+    AssistantTurn,
+    InstructionTurn,
+    Projection,
+    project_history,
+    select_ids,
+)
+from lionagi_turns.core.profile import SEED_PROFILE, CompileProfile, _durable_only
+from lionagi_turns.core.react import react_step
+from lionagi_turns.core.render import Content, ResultsSection, own_copy, render_view
+from lionagi_turns.core.values import check_text, check_value, naming_record
+from lionagi_turns.memo import renders as _cache
+from lionagi_turns.memo import resume as _resume
+from lionagi_turns.memo import switch as _switch
+from lionagi_turns.memo.history import render_history
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = ("RenderedPart", "Trace", "compile_chat_request", "compile_traced")
+
+
+def compile_chat_request(
+    branch: Branch, request: TurnRequest, *, react_context: Sequence[Any] | None = None
+) -> CompiledChatRequest:
+    """Compile ``request`` against ``branch``'s stored history (see the module rules).
+
+    ``react_context``: the caller's context items while one of ReAct's later calls runs (the
+    integration reads lionagi's ``_react_context`` and passes it); without it this is the
+    ADR's signature and behaviour. Deterministic for a given branch snapshot and arguments;
+    raises ValueError/TypeError naming the ids, positions or keys at fault, before producing
+    any output.
+    """
+    return compile_traced(branch, request, react_context=react_context).compiled
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedPart:
+    """One rendered turn: ``message_index`` is its index in ``compiled.messages``, None when
+    its rendering was falsy and so omitted."""
+
+    source: Literal["history", "current"]
+    role: MessageRole
+    content: Content
+    turn: InstructionTurn | AssistantTurn | None
+    message_index: int | None
+    folded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """Everything one compile decided, for the CLI and for profiles built on the seam.
+
+    ``projected`` is the projection as walked, ``projection`` what the profile's bound kept
+    (the same object without a bound); ``fold`` is None when nothing is folded; ``parts``
+    holds every rendered turn in order, the current instruction last; ``reused`` counts the
+    leading rendered parts taken from the previous compile of the branch (``_fast.resume``;
+    0 when nothing was); ``current_context`` is the current instruction's prompt context the
+    ReAct step decided (None: its own). Turn objects may be shared with other compiles'
+    traces: never change them.
+    """
+
+    profile: CompileProfile
+    view: tuple[UUID, ...]
+    projected: Projection
+    projection: Projection
+    parts: FoldParts
+    fold: FoldPlan | None
+    rendered: tuple[RenderedPart, ...]
+    stable_blocks: tuple[str, ...]
+    compiled: CompiledChatRequest
+    reused: int = 0
+    current_context: list[Any] | None = None
+
+    @property
+    def fold_message_index(self) -> int | None:
+        """Index in ``compiled.messages`` of the message that carries the fold, or None."""
+        return next((p.message_index for p in self.rendered if p.folded), None)
+
+
+def compile_traced(
+    branch: Branch,
+    request: TurnRequest,
+    *,
+    profile: CompileProfile = SEED_PROFILE,
+    react_context: Sequence[Any] | None = None,
+) -> Trace:
+    """The pipeline of the module docstring under ``profile``, with what each pass decided."""
+    with _switch.resolved():  # the fast-path switch is read once per compile
+        return _compile_traced(branch, request, profile, react_context)
+
+
+def _compile_traced(
+    branch: Branch,
+    request: TurnRequest,
+    profile: CompileProfile,
+    react_context: Sequence[Any] | None,
+) -> Trace:
+    _check_request(request)
+    items = _react_items(react_context)
+    view = select_ids(branch, request.progression)
+    key = profile.reuse
+    resumable = key is not None and not items and _switch.fast_path_enabled()
+    resumed = _resume.resume(branch, key, view) if resumable else None
+    walk: _resume.Walk | None = None
+    snap: _resume.Snapshot | None = None
+    if resumed is None:
+        snap = _resume.snapshot(branch, view) if resumable else None
+        projected = project_history(branch, view)
+    else:
+        walk, projected, snap = resumed
+    projected.raise_first()  # from the full walk, before any bound
+    projection = projected if profile.bound is None else profile.bound(projected, request)
+    current_context = react_step(projection, request.instruction.content, items)
+    parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk)
+    rendered, messages, reused = _render(
+        branch, request, projection, profile, plan, current_context, walk
+    )
+    current = rendered[-1]
+    _guard_current_turn(request.instruction.content, current.content)
+    with naming_record(functools.partial(_current_record, request)):
+        instruction = durable_instruction(request.instruction)
+    compiled = CompiledChatRequest(
+        instruction=instruction,
+        messages=messages,
+        provider_kwargs=request.provider_kwargs,
+    )
+    if snap is not None:
+        history = rendered[:-1]
+        sent = messages[:-1] if current.message_index is not None else messages
+        _resume.store(branch, key, snap, walk, projected, projection, history, sent, reused, plan)
+    return Trace(
+        profile=profile,
+        view=view,
+        projected=projected,
+        projection=projection,
+        parts=parts,
+        fold=plan,
+        rendered=rendered,
+        stable_blocks=profile.stable_blocks(branch, request),
+        compiled=compiled,
+        reused=reused,
+        current_context=current_context,
+    )
+
+
+# --------------------------------------------------------------------------- pass 0
+
+
+def _check_request(request: TurnRequest) -> None:
+    """The supplied instruction's content must be an ``InstructionContent``. Its own transient
+    fields (``tool_schemas``, ``response_format``, ``structure``) are ignored, neither rendered
+    nor recorded (ADR D1: the compiler replaces the copy's content with the durable fields and
+    takes the call options from the request only)."""
+    content = request.instruction.content
+    if not isinstance(content, InstructionContent):
+        raise TypeError(
+            f"TurnRequest.instruction.content is {type(content).__name__}, not "
+            "InstructionContent; build the instruction with "
+            "branch.msgs.create_instruction(instruction=...)"
+        )
+
+
+def _react_items(items: Sequence[Any] | None) -> tuple[Any, ...] | None:
+    if items is None:
+        return None
+    if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):
+        raise TypeError(
+            "react_context must be a sequence of context items (lionagi's _react_context "
+            f"list), got {type(items).__name__}"
+        )
+    return tuple(items)
+
+
+# --------------------------------------------------------------------------- pass 5
+
+
+def _plan_fold(
+    branch: Branch,
+    request: TurnRequest,
+    projection: Projection,
+    profile: CompileProfile,
+    current_context: list[Any] | None,
+    walk: _resume.Walk | None,
+) -> tuple[FoldParts, FoldPlan | None]:
+    """The fold's parts (all of them, folded or not) and, when a system or context part is
+    folded, the plan: the first retained instruction (else the current one) rendered with it.
+    A resumed compile takes the walk's plan when its target is the same turn object and the
+    folded parts are equal (the rendering reads nothing else)."""
+    system = branch.msgs.system
+    system_text = system.rendered if system is not None else ""
+    if system is not None and not system_text.isascii():
+        with naming_record(f"system message, id {system.id}"):
+            check_text(system_text, "system")
+    section = profile.envelope(request.context_blocks)
+    target, turn = _fold_target(projection, profile)
+    if turn is not None:
+        guidance = turn.message.content.guidance
+        record = functools.partial(_history_record, turn)
+    else:
+        guidance = request.instruction.content.guidance
+        record = functools.partial(_current_record, request)
+    with naming_record(record):
+        parts = FoldParts(system_text, section, guidance_text(guidance))
+    folded = FoldParts(
+        system_text if profile.fold_system else "",
+        section if profile.fold_context else "",
+        parts.guidance,
+    )
+    if not (folded.system or folded.context):
+        return parts, None
+    if walk is not None and turn is not None and (old := walk.plan) is not None:
+        turns = walk.projection.turns
+        same = target is not None and old.target == target and target < len(turns)
+        if same and turns[target] is turn and old.parts == folded:  # type: ignore[index]
+            return parts, FoldPlan(target, folded, old.encoding, own_copy(old.rendered))
+    if turn is not None:
+        rendered, encoding = _render_history(branch, turn, profile, folded)
+    else:
+        rendered, encoding = _render_current(
+            branch, request, projection, profile, current_context, folded
+        )
+    if encoding is None:  # pragma: no cover - render_view returns an encoding with a fold
+        raise AssertionError("a rendering that carries the fold must report its encoding")
+    return parts, FoldPlan(target, folded, encoding, rendered)
+
+
+def _fold_target(
+    projection: Projection, profile: CompileProfile
+) -> tuple[int | None, InstructionTurn | None]:
+    """The index in ``projection.turns`` and the turn of the fold's target: the first retained
+    instruction, or ``(None, None)`` for the current one (no retained instruction, or the
+    profile folds into the current turn)."""
+    if profile.fold_target == "current":
+        return None, None
+    for index, turn in enumerate(projection.turns):
+        if isinstance(turn, InstructionTurn):
+            return index, turn
+    return None, None
+
+
+# --------------------------------------------------------------------------- pass 6
+
+
+def _render(
+    branch: Branch,
+    request: TurnRequest,
+    projection: Projection,
+    profile: CompileProfile,
+    plan: FoldPlan | None,
+    current_context: list[Any] | None,
+    walk: _resume.Walk | None,
+) -> tuple[tuple[RenderedPart, ...], tuple[CompiledMessage, ...], int]:
+    """Every rendered part (the current instruction last), the compiled messages and how many
+    leading parts ``walk`` supplied (``_fast.resume``: the turns that are the same objects as
+    in the walk, its fold part replaced by this plan's)."""
+    out: list[RenderedPart] = []
+    messages: list[CompiledMessage] = []
+    start = 0
+    if walk is not None:
+        start = _resume.reuse_prefix(walk, projection.turns)
+        start = _reusable(walk, plan, start)
+        if start:
+            out, messages = _resume.reused(walk, start)
+            if plan is not None and plan.target is not None and plan.target < start:
+                _refold(out, messages, plan)
+    index = len(messages)
+    user, assistant = MessageRole.USER, MessageRole.ASSISTANT
+    history_text = profile.history_text
+    seed = (
+        profile.history_options is _durable_only
+        and profile.results_section is None
+        and _switch.fast_path_enabled()
+    )
+    content: Content
+    turns = projection.turns
+    for position in range(start, len(turns)):
+        turn = turns[position]
+        if isinstance(turn, AssistantTurn):
+            content = _assistant_text(turn)
+            sent = index if content else None
+            out.append(RenderedPart("history", assistant, content, turn, sent))
+        elif isinstance(turn, InstructionTurn):
+            folded = plan is not None and plan.target == position
+            if plan is not None and folded:
+                content = plan.rendered
+            elif seed and turn.context is None and (
+                (hit := _cache.cached(turn.message, turn.results, turn.sources)) is not _cache.MISS
+            ):  # what _render_history returns for this turn on a hit, without its calls
+                content = hit
+            else:  # a miss when ``seed`` (the cache was just asked): not asked again
+                content = _render_history(branch, turn, profile, None, probed=seed)[0]
+            if not folded and history_text is not None:
+                content = history_text(branch, turn, content)
+            sent = index if content else None
+            out.append(RenderedPart("history", user, content, turn, sent, folded))
+        else:
+            assert_never(turn)
+        if content:
+            messages.append(CompiledMessage(out[-1].role, content))
+            index += 1
+
+    folded = plan is not None and plan.target is None
+    if plan is not None and folded:
+        current = plan.rendered
+    else:
+        current = _render_current(branch, request, projection, profile, current_context, None)[0]
+    current = own_copy(current)
+    out.append(RenderedPart("current", user, current, None, index if current else None, folded))
+    if current:
+        messages.append(CompiledMessage(user, current))
+    return tuple(out), tuple(messages), start
+
+
+def _reusable(walk: _resume.Walk, plan: FoldPlan | None, start: int) -> int:
+    """``start`` lowered so the reused parts hold no fold this plan does not make, and so the
+    plan's target, when reused, keeps its place among the messages (same truthiness)."""
+    folded = walk.plan.target if walk.plan is not None else None
+    if folded is not None and folded < start and (plan is None or plan.target != folded):
+        start = folded
+    if plan is not None and plan.target is not None and plan.target < start:
+        before = walk.history[plan.target].content
+        if bool(before) != bool(plan.rendered):
+            start = plan.target
+    return start
+
+
+def _refold(out: list[RenderedPart], messages: list[CompiledMessage], plan: FoldPlan) -> None:
+    """Put this plan's rendering in place of the reused fold target's part and message (the
+    same objects when the text is the same)."""
+    assert plan.target is not None
+    part = out[plan.target]
+    if part.folded and type(part.content) is str and part.content == plan.rendered:
+        return
+    out[plan.target] = RenderedPart(
+        "history", part.role, plan.rendered, part.turn, part.message_index, True
+    )
+    if part.message_index is not None:
+        messages[part.message_index] = CompiledMessage(part.role, plan.rendered)
+
+
+def _render_history(
+    branch: Branch,
+    turn: InstructionTurn,
+    profile: CompileProfile,
+    fold: FoldParts | None,
+    *,
+    probed: bool = False,
+) -> tuple[Content, Encoding | None]:
+    """``turn``'s rendering under ``profile`` (with ``fold``) and the fold's encoding;
+    ``probed``: the render cache has just answered MISS for this turn."""
+    options = profile.history_options(branch, turn)
+    message = turn.message
+    own_view = fold is None and options is None and turn.context is None
+    durable = own_view and profile.results_section is None
+    if durable and not probed and _switch.fast_path_enabled():  # a hit cannot fail
+        hit = _cache.cached(message, turn.results, turn.sources)
+        if hit is not _cache.MISS:
+            return hit, None
+        probed = True
+    with naming_record(functools.partial(_history_record, turn)):
+        if durable:
+            return _cache.render_durable(message, turn.results, turn.sources, probed=probed), None
+        if own_view and profile.results_section is not None:
+            return _sectioned(message, turn.results, profile.results_section), None
+        kwargs: dict[str, Any] = {} if options is None else {"options": options}
+        return render_view(
+            message.content,
+            results=turn.results,
+            context=turn.context,
+            fold=fold.text if fold is not None else "",
+            section=fold.context if fold is not None else "",
+            results_section=profile.results_section,
+            **kwargs,
+        )
+
+
+def _sectioned(
+    message: Instruction, results: Sequence[dict[str, Any]], section: ResultsSection
+) -> Content:
+    """Exactly ``render_view(message.content, results=results, results_section=section)[0]``,
+    its own part from the render cache: the durable rendering without results, then what
+    ``render_view`` does after rendering an instruction that passed its checks (check each
+    result, append the section as a last paragraph or text part)."""
+    if _switch.fast_path_enabled():
+        try:
+            own = _cache.render_durable(message)
+        except Exception:  # deferral: render_view below raises its own error, in its order
+            own = None
+        if own is not None:
+            for index, result in enumerate(results):
+                check_value(result, f"folded action result {index}", json_data=True)
+            tail = section(results, message.content.prompt_context) if results else ""
+            if not tail:
+                return own
+            if isinstance(own, list):
+                return [*own, {"type": "text", "text": tail}]
+            return f"{own}\n\n{tail}" if own else tail
+    return render_view(message.content, results=results, results_section=section)[0]
+
+
+def _assistant_text(turn: AssistantTurn) -> str:
+    """The run's texts joined by a blank line; a stored response that is not text is a
+    TypeError naming it."""
+    if len(turn.messages) == 1:  # a one-message run is its text (``join`` of one returns it)
+        text = turn.messages[0].content.assistant_response
+        if type(text) is str and text.isascii():
+            return text
+    for message, position in zip(turn.messages, turn.positions, strict=True):
+        text = message.content.assistant_response
+        if not isinstance(text, str):
+            raise TypeError(
+                f"assistant_response is of type {type(text).__name__}, not text (history "
+                f"position {position}, assistant response id {message.id}); store the reply "
+                "as a string"
+            )
+        with naming_record(f"history position {position}, assistant response id {message.id}"):
+            check_text(text, "assistant_response")
+    return "\n\n".join(m.content.assistant_response for m in turn.messages)
+
+
+def _history_record(turn: InstructionTurn) -> str:
+    return f"history position {turn.position}, instruction id {turn.message.id}"
+
+
+def _current_record(request: TurnRequest) -> str:
+    return f"current instruction, id {request.instruction.id}"
+
+
+def _render_current(
+    branch: Branch,
+    request: TurnRequest,
+    projection: Projection,
+    profile: CompileProfile,
+    context: list[Any] | None,
+    fold: FoldParts | None,
+) -> tuple[Content, Encoding | None]:
+    options = profile.current_options(branch, request)
+    with naming_record(functools.partial(_current_record, request)):
+        if (
+            fold is None
+            and context is None
+            and (profile.results_section is None or not projection.pending)
+            and not options.tool_schemas
+            and options.response_format is None
+            and options.structure is None
+            and _switch.fast_path_enabled()
+        ):  # a durable view (a results section renders nothing without results): exactly
+            # render_instruction(content, results=pending)
+            return render_history(request.instruction.content, projection.pending), None
+        return render_view(
+            request.instruction.content,
+            results=projection.pending,
+            context=context,
+            fold=fold.text if fold is not None else "",
+            section=fold.context if fold is not None else "",
+            options=options,
+            results_section=profile.results_section,
+        )
+
+
+# --------------------------------------------------------------------------- pass 7
+
+
+def _guard_current_turn(content: InstructionContent, current: Any) -> None:
+    has_text = bool(content.instruction or content.plain_content or content.images)
+    if has_text and not current:
+        raise EmptyOutgoingContentError(
+            "Refusing to compile: the current instruction has text "
+            f"(instruction_len={len(content.instruction or '')}, "
+            f"plain_content_len={len(content.plain_content or '')}, "
+            f"images={len(content.images)}) but renders empty, so the model would receive "
+            "no turn. Give it visible text (whitespace-only text renders empty)."
+        )

@@ -1,0 +1,1 @@
+"""Compile profiles, one package each."""

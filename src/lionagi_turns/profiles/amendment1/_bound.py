@@ -1,0 +1,502 @@
+"""The profile's ``bound`` (ADR-0007 D2 §6 step 1, and each kept instruction's tool_results
+entry), remembered per branch so that a next turn redoes only what is new.
+
+What one call decides (input: the pipeline's projection of the view; output: the bounded
+projection the pipeline renders):
+
+- the whole view is valid first (its first defect is raised, before any bound runs);
+- view exclusions become history ``evicted`` / ``compacted`` entries (``_views``);
+- with a history budget, whole turns are measured (the instruction rendered durably with its
+  own prompt context; its assistant run as it renders) and the newest that fit are kept; every
+  record of a dropped turn is a ``truncated`` entry;
+- each kept instruction's entry, and the current instruction's (the pending results), renders
+  its results, skipping one equal to an earlier one in the entry or to an item of the
+  instruction's durable prompt context; with a tool_results budget the newest results that
+  fit are kept (oldest dropped first) and the entry that lost the oldest carries the marker;
+- the records: ``exclusions``, ``truncated``, ``history_kept``, ``results_kept``,
+  ``results_left`` (references by id string).
+
+Memory (``_memory``, one value per live branch; only with the fast path on and no ReAct
+items): ``commit()``, called once the pipeline succeeded, keeps what this call made of each kept
+turn — its id strings, its entry's source ids, its budget decision and its output turn object —
+and, under budgets, what it measured (each turn's history size, each entry's result sizes, the
+dropped turns' entries). The next call takes a turn's part from there only when the turn is the
+very object the remembered call was given (the pipeline hands back the same turn objects only
+while every record and content behind them is unchanged, and never mutates a turn it handed
+out — ``_fast/resume``); its output turn object only when the budget decisions for it (results
+cut, marker) are also the same; a size only for the same ``measure`` object (a function of its
+text). Everything taken is what this call would derive again, so the output and the records
+are identical with the memory on or off; an unchanged turn keeps its output turn object, which
+lets the pipeline reuse its rendering.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from itertools import accumulate, chain
+from typing import Any
+
+from lionagi.protocols.messages import ActionResponse, Instruction
+
+from lionagi_turns.core.contracts import TurnRequest as SeedRequest
+from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
+from lionagi_turns.core.pipeline import _assistant_text, _history_record
+from lionagi_turns.core.values import naming_record
+from lionagi_turns.memo import switch as _switch
+from lionagi_turns.memo.resume import same_prefix
+from lionagi_turns.profiles.amendment1 import _memory as _memory
+from lionagi_turns.profiles.amendment1._contracts import LeftOut, SectionBudgets
+from lionagi_turns.profiles.amendment1._meter import Meter
+from lionagi_turns.profiles.amendment1._sections import (
+    marker_lines,
+    result_entry,
+    tool_results_block,
+)
+from lionagi_turns.profiles.amendment1._turns import keep_newest, split_turns
+from lionagi_turns.profiles.amendment1._views import view_exclusions
+
+__all__ = ("Bound", "results_section")
+
+_Pair = tuple[dict[str, Any], ActionResponse]
+_Derived = tuple[tuple[_Pair, ...], tuple[ActionResponse, ...]]  # rendered pairs, all sources
+_Weighed = tuple[_Derived, tuple[int, ...]]  # and each rendered result's size
+_UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
+# ``Bound.rule``: (projection, its whole turns, each turn's history size) -> first kept group
+Rule = Callable[[Projection, list[list[Turn]], list[int]], int]
+
+
+class _Entry(list[dict[str, Any]]):
+    """A tool_results entry (the results it renders) that may carry the section's marker; it
+    is truthy while it carries one, so the pipeline renders the marker of an entry that lost
+    every result."""
+
+    marker: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.marker) or len(self) > 0
+
+
+def results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -> str:
+    """The profile's ``results_section``: an entry's marker line, then its block; a pure
+    function of the entry (so of the output turn object that carries it)."""
+    marker = getattr(results, "marker", "")
+    return "\n".join(p for p in (marker, tool_results_block(list(results))) if p)
+
+
+@dataclass(frozen=True, slots=True)
+class _Memo:
+    """One call's decisions, for the next call on the same branch. ``turns`` is the projection
+    the call was given; ``out`` and ``cuts`` are aligned with ``turns[first:]``
+    (the kept turns); ``history`` / ``sources`` are the kept turns' history ids and entry
+    source ids end to end, ``*_ends[i]`` where kept turn ``i``'s ids end in them."""
+
+    turns: list[Turn]
+    first: int
+    out: list[Turn]
+    cuts: list[tuple[int, str]] | None  # None: every cut is _UNCUT
+    history: tuple[str, ...]
+    history_ends: array[int]
+    sources: tuple[str, ...]
+    source_ends: array[int]
+    measured: _Measured | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Measured:
+    """What a call with a budget measured, for the next call with the same ``measure`` (the
+    caller's object, compared by identity; None: o200k — a measure is a function of its text).
+    The lists are aligned with the call's turns (None: that turn was not measured)."""
+
+    measure: Any
+    turn_sizes: list[int] | None = None  # history budget: each turn's history size
+    dropped: int = 0  # whole turns (groups) the history budget dropped
+    truncated: tuple[LeftOut, ...] = ()  # their records' entries
+    truncated_ends: array[int] = field(default_factory=lambda: array("q"))  # per group
+    entries: list[_Weighed | None] | None = None  # tool_results budget: per turn
+
+
+@dataclass(slots=True)
+class Bound:
+    """The profile's ``bound`` for one compile, and what it decided (module docstring).
+    ``react``: the compile runs a ReAct step, which sets ``context`` on the output turns, so
+    nothing is taken from or given to the memory."""
+
+    branch: Any
+    budgets: SectionBudgets
+    meter: Meter
+    react: bool = False
+    measure: Any = None  # the caller's ``measure`` (None: o200k), the key of what was measured
+    # the history start rule (None: ``keep_newest`` under the history budget); called with the
+    # projection, its whole turns and each turn's history size, it returns the first kept group
+    rule: Rule | None = None
+    exclusions: tuple[LeftOut, ...] = ()
+    truncated: tuple[LeftOut, ...] = ()
+    history_kept: tuple[str, ...] = ()
+    results_kept: tuple[str, ...] = ()
+    results_left: tuple[LeftOut, ...] = ()
+    _memo: _Memo | None = field(default=None, repr=False)
+    _measured: _Measured | None = field(default=None, repr=False)
+
+    def commit(self) -> None:
+        """Remember this call's decisions for the branch's next compile (once the pipeline
+        succeeded: the walk it was given is the one the next compile resumes from, whether or
+        not a section then refuses); a compile that may not remember forgets what was."""
+        if self._memo is not None:
+            _memory.remember(self.branch, self._memo)
+        elif self.react:
+            _memory.forget(self.branch)
+
+    def __call__(self, projected: Projection, request: SeedRequest) -> Projection:
+        branch = self.branch  # the pipeline raised the view's first defect before calling us
+        self.exclusions = view_exclusions(branch, request.progression).left_out
+        turns = projected.turns
+        remember = not self.react and _switch.fast_path_enabled()
+        memo: _Memo | None = _memory.recall(branch) if remember else None
+        same = same_prefix(turns, memo.turns) if memo is not None else 0
+        measured = memo.measured if memo is not None else None
+        if measured is not None and measured.measure is not self.measure:
+            measured = None
+        self._measured = _Measured(self.measure) if remember else None
+        first = self._history_start(projected, request, measured, same, memo)
+
+        # [lo, hi): the kept turns the memory holds unchanged (memo-relative [a, b)).
+        lo = hi = first
+        a = b = 0
+        if memo is not None:
+            lo = max(first, memo.first)
+            hi = max(lo, same)
+            a, b = lo - memo.first, hi - memo.first
+        head, tail = turns[first:lo], turns[hi:]
+        # Every kept turn's entry is derived only when the tool_results budget weighs them all.
+        table = derived = weighed = None
+        if self.budgets.tool_results is not None:
+            table, derived = self._derived(turns, first, measured, same)
+        pending = _dedup(request.instruction, projected.pending, projected.pending_sources)
+        if table is not None and derived is not None:
+            weighed = self._weighed(table, derived, first)
+
+        cuts, pending_cut, start = self._results_cut(weighed, pending)
+        if memo is not None and a < b and cuts is None and memo.cuts is None:
+            # every reused turn's decision is _UNCUT now and was then: its output turn stands
+            out = _spliced(list(map(_uncut, head)), memo.out, a, b, list(map(_uncut, tail)))
+        else:
+            out = []
+            for i, turn in enumerate(turns[first:]):
+                cut = _UNCUT if cuts is None else cuts[i]
+                m = first + i - memo.first if memo is not None else -1
+                if (
+                    memo is not None
+                    and a <= m < b
+                    and cut == (_UNCUT if memo.cuts is None else memo.cuts[m])
+                ):
+                    out.append(memo.out[m])
+                else:
+                    out.append(_output(turn, _derive(turn) if derived is None else derived[i], cut))
+        pending_entry, pending_sources = _entry(pending, pending_cut)
+
+        history, history_ends = _joined(
+            list(map(_ids, head)),
+            None if memo is None else (memo.history, memo.history_ends),
+            a,
+            b,
+            list(map(_ids, tail)),
+        )
+        sources, source_ends = _joined(
+            list(map(_source_ids, head)),
+            None if memo is None else (memo.sources, memo.source_ends),
+            a,
+            b,
+            list(map(_source_ids, tail)),
+        )
+        self.history_kept = history
+        if start == 0:
+            self.results_kept = sources + tuple(str(s.id) for s in projected.pending_sources)
+        else:
+            assert cuts is not None and derived is not None
+            self.results_kept = tuple(
+                str(s.id)
+                for (pairs, entry_sources), (cut, _) in (
+                    *zip(derived, cuts, strict=True),
+                    ((pending, tuple(projected.pending_sources)), pending_cut),
+                )
+                for s in _without(entry_sources, pairs[:cut])
+            )
+        self._memo = (
+            _Memo(
+                turns=turns,  # the pipeline's lists are never changed once handed out
+                first=first,
+                out=out,
+                cuts=cuts,
+                history=history,
+                history_ends=history_ends,
+                sources=sources,
+                source_ends=source_ends,
+                measured=self._measured,
+            )
+            if remember
+            else None
+        )
+        return Projection(out, pending_entry, list(projected.defects), pending_sources)
+
+    # --------------------------------------------------------------------------- history
+
+    def _history_start(
+        self,
+        projected: Projection,
+        request: SeedRequest,
+        measured: _Measured | None,
+        same: int,
+        memo: _Memo | None,
+    ) -> int:
+        """Index in ``projected.turns`` of the first kept turn; sets ``truncated``. Sizes and
+        entries ``measured`` for the first ``same`` turns (the remembered call's very turn
+        objects, so the same records, contents and revisions) are taken, not measured again."""
+        self.truncated = ()
+        if self.budgets.history is None:
+            return 0
+        turns = projected.turns
+        groups = _groups(projected)
+        known = measured.turn_sizes if measured is not None else None
+        reused = min(same, len(known)) if known is not None else 0
+        sizes = known[:reused] if known is not None else []
+        sizes += map(self._turn_size, turns[reused:])  # in view order, as the walk measures
+        if self._measured is not None:
+            self._measured = replace(self._measured, turn_sizes=sizes)
+        totals = []
+        end = 0
+        for group in groups:
+            totals.append(sum(sizes[end : end + len(group)]))
+            end += len(group)
+        if self.rule is not None:
+            start = self.rule(projected, groups, sizes)
+        else:
+            start = keep_newest(totals, self.budgets.history)
+        if not start:
+            return 0
+        # the dropped turns the remembered call dropped too keep their entries
+        kept_groups = 0
+        if measured is not None and memo is not None and (memo.first < same or memo.first == 0):
+            kept_groups = min(start, measured.dropped)
+        ends = measured.truncated_ends[:kept_groups] if measured is not None else array("q")
+        left = measured.truncated[: ends[-1]] if kept_groups and measured is not None else ()
+        if start > kept_groups:  # the records of the newly dropped turns (the walk omits requests)
+            fresh: list[LeftOut] = []
+            for t in self._records(groups, kept_groups, start, request):
+                fresh.extend(
+                    LeftOut(str(r.id), "truncated", self.meter.record(r)) for r in t.records
+                )
+                ends.append(len(left) + len(fresh))
+            left += tuple(fresh)
+        self.truncated = left
+        if self._measured is not None:
+            self._measured = replace(
+                self._measured, dropped=start, truncated=left, truncated_ends=ends
+            )
+        return sum(len(g) for g in groups[:start])
+
+    def _records(
+        self, groups: list[list[Turn]], begin: int, end: int, request: SeedRequest
+    ) -> list[Any]:
+        """The whole turns (``_turns.split_turns``) of ``groups[begin:end]``, read from the
+        part of the (valid) view they lie in: from just after the instruction before them —
+        whose assistant run, also there, is the lead turn dropped here — to the instruction
+        after them (the action records before it are its own)."""
+        branch = self.branch
+        ids = select_ids(branch, request.progression)
+        before = groups[begin - 1][0] if begin else None
+        low = before.position + 1 if isinstance(before, InstructionTurn) else 0
+        after = groups[end][0] if end < len(groups) else None
+        high = after.position if isinstance(after, InstructionTurn) else len(ids)
+        turns = split_turns(ids[low:high], branch.msgs.messages).turns
+        if begin and turns and turns[0].instruction is None:
+            del turns[0]  # the assistant run of groups[begin - 1]
+        if len(turns) != end - begin:  # pragma: no cover - one partition, two walks
+            raise AssertionError("history turns disagree with the projection")
+        return turns
+
+    def _turn_size(self, turn: Turn) -> int:
+        """One turn's share of its whole turn's history size (``_size``)."""
+        if isinstance(turn, InstructionTurn):
+            with naming_record(_history_record(turn)):
+                return self.meter.instruction(turn.message)
+        return self.meter.text(_assistant_text(turn))
+
+    # ---------------------------------------------------------------------- tool_results
+
+    def _derived(
+        self, turns: list[Turn], first: int, measured: _Measured | None, same: int
+    ) -> tuple[list[_Weighed | None], list[_Derived]]:
+        """Every turn's remembered entry and sizes (the first ``same`` turns', when the
+        remembered call weighed them), and each kept turn's entry (derived where not)."""
+        known = measured.entries if measured is not None else None
+        reused = min(same, len(known)) if known is not None else 0
+        table: list[_Weighed | None] = known[:reused] if known is not None else []
+        table += [None] * (len(turns) - reused)
+        derived = [
+            w[0] if (w := table[i]) is not None else _derive(turns[i])
+            for i in range(first, len(turns))
+        ]
+        return table, derived
+
+    def _weighed(
+        self, table: list[_Weighed | None], derived: list[_Derived], first: int
+    ) -> list[_Weighed]:
+        """Each kept turn's entry with its results' sizes, measured in view order where
+        ``table`` has none; ``table`` is what the next call may take."""
+        out: list[_Weighed] = []
+        for i, entry in enumerate(derived, first):
+            w = table[i]
+            if w is None:
+                w = entry, tuple(self.meter.text(result_entry(r)) for r, _ in entry[0])
+                table[i] = w
+            out.append(w)
+        if self._measured is not None:
+            self._measured = replace(self._measured, entries=table)
+        return out
+
+    def _results_cut(
+        self, weighed: list[_Weighed] | None, pending: tuple[_Pair, ...]
+    ) -> tuple[list[tuple[int, str]] | None, tuple[int, str], int]:
+        """Each kept turn's (results cut, marker) — None when every one is ``_UNCUT`` — the
+        pending entry's, and how many of the oldest rendered results the tool_results budget
+        drops; sets ``results_left``."""
+        budget = self.budgets.tool_results
+        self.results_left = ()
+        if budget is None or weighed is None:
+            return None, _UNCUT, 0
+        entries = [*(pairs for (pairs, _), _ in weighed), pending]
+        items = [source for pairs in entries for _, source in pairs]
+        sizes = [size for _, sized in weighed for size in sized]
+        sizes += (self.meter.text(result_entry(r)) for r, _ in pending)
+        start = keep_newest(sizes, budget)
+        if not start:
+            return None, _UNCUT, 0
+        self.results_left = tuple(
+            LeftOut(str(s.id), "truncated", sizes[k]) for k, s in enumerate(items[:start])
+        )
+        marker = marker_lines("tool_results", self.results_left)
+        cuts: list[tuple[int, str]] = []
+        offset = 0
+        marked = False
+        for pairs in entries:
+            cut = min(len(pairs), max(0, start - offset))
+            mark = ""
+            if not marked and pairs:  # the entry of the oldest result
+                mark, marked = marker, True
+            cuts.append((cut, mark))
+            offset += len(pairs)
+        return cuts[:-1], cuts[-1], start
+
+
+# ------------------------------------------------------------------------------- per turn
+
+
+def _derive(turn: Turn) -> _Derived:
+    """What a kept turn's entry renders (pairs of result and source) and all its sources."""
+    if isinstance(turn, InstructionTurn):
+        return _dedup(turn.message, turn.results, turn.sources), tuple(turn.sources)
+    return (), ()
+
+
+def _source_ids(turn: Turn) -> tuple[str, ...]:
+    if isinstance(turn, InstructionTurn):
+        return tuple(str(s.id) for s in turn.sources)
+    return ()
+
+
+def _output(turn: Turn, derived: _Derived, cut: tuple[int, str]) -> Turn:
+    """The output turn of a kept turn: an assistant run as it is; an instruction with its
+    entry."""
+    if isinstance(turn, AssistantTurn):
+        return turn
+    entry, entry_sources = _entry(derived[0], cut)
+    return InstructionTurn(turn.message, turn.position, entry, entry_sources, turn.context)
+
+
+def _uncut(turn: Turn) -> Turn:
+    return _output(turn, _derive(turn), _UNCUT)
+
+
+def _spliced(head: list[Any], remembered: list[Any], a: int, b: int, tail: list[Any]) -> list[Any]:
+    """``head + remembered[a:b] + tail``, copying the remembered part once."""
+    out = remembered[a:b] if a < b else []
+    if head:
+        out[:0] = head
+    out += tail
+    return out
+
+
+def _joined(
+    head: list[tuple[str, ...]],
+    memo: tuple[tuple[str, ...], array[int]] | None,
+    a: int,
+    b: int,
+    tail: list[tuple[str, ...]],
+) -> tuple[tuple[str, ...], array[int]]:
+    """The ids of the head turns, of the remembered turns ``[a, b)`` and of the tail turns, end
+    to end, and where each turn's ids end in them (an ``array``: copied without touching an
+    object per turn)."""
+    flat = tuple(chain.from_iterable(head))
+    ends = array("q", accumulate(map(len, head)))
+    if memo is not None and a < b:
+        ids, memo_ends = memo
+        start = memo_ends[a - 1] if a else 0
+        shift = len(flat) - start
+        flat += ids[start : memo_ends[b - 1]]
+        ends += memo_ends[a:b] if shift == 0 else array("q", (e + shift for e in memo_ends[a:b]))
+    base = len(flat)
+    flat += tuple(chain.from_iterable(tail))
+    ends += array("q", (base + end for end in accumulate(map(len, tail))))
+    return flat, ends
+
+
+def _entry(pairs: tuple[_Pair, ...], cut: tuple[int, str]) -> tuple[_Entry, list[ActionResponse]]:
+    count, marker = cut
+    entry = _Entry(r for r, _ in pairs[count:])
+    if marker:
+        entry.marker = marker
+    return entry, [s for _, s in pairs[count:]]
+
+
+def _without(
+    entry_sources: Sequence[ActionResponse], dropped: tuple[_Pair, ...]
+) -> list[ActionResponse]:
+    gone = {id(s) for _, s in dropped}
+    return [s for s in entry_sources if id(s) not in gone]
+
+
+def _ids(turn: Turn) -> tuple[str, ...]:
+    if isinstance(turn, InstructionTurn):
+        return (str(turn.message.id),)
+    return tuple(str(m.id) for m in turn.messages)
+
+
+def _groups(projection: Projection) -> list[list[Turn]]:
+    """The projection's turns as whole turns: an instruction turn with the assistant run that
+    answers it; an assistant run before any instruction on its own."""
+    groups: list[list[Turn]] = []
+    for turn in projection.turns:
+        if isinstance(turn, InstructionTurn) or not groups:
+            groups.append([turn])
+        else:
+            assert isinstance(turn, AssistantTurn)
+            groups[-1].append(turn)
+    return groups
+
+
+def _dedup(
+    message: Instruction, results: Sequence[dict[str, Any]], sources: Sequence[ActionResponse]
+) -> tuple[_Pair, ...]:
+    """The results an entry renders, with their sources (skipping one equal to an earlier one
+    in the entry or to an item of the instruction's durable prompt context)."""
+    if not results:
+        return ()
+    context = list(message.content.prompt_context)
+    rendered: list[_Pair] = []
+    for result, source in zip(results, sources, strict=True):
+        if result in context or any(result == r for r, _ in rendered):
+            continue
+        rendered.append((result, source))
+    return tuple(rendered)

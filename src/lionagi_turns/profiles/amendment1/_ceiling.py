@@ -1,0 +1,311 @@
+"""An input ceiling for the whole request, mapped onto Amendment 1's section budgets, with a
+low-water mark: the history is cut in steps, so the cached prefix holds between the steps.
+
+Contract (``InputCeiling(tokens, low_water)``; measures are the profile's, ``Meter``):
+
+- ``tokens`` > 0 and 0 < ``low_water`` <= ``tokens`` (``ValueError`` naming the value, raised
+  at construction, so before any compile or call); ``low_water`` None is ``tokens // 2``.
+- The fixed part of a request is its system, its instruction (rendered with the request's
+  call options), its admitted context blocks and the current round's tool results (the
+  pending results of the instruction being compiled). The sections keep D7's postures:
+  the system's budget is the ceiling and the instruction's what the system leaves (both
+  refuse), the context budget is what system and instruction leave (blocks skip whole,
+  within the caller's own context budget if smaller). The current round's results are never
+  dropped: when the fixed part alone is over the ceiling the compile refuses
+  (``SectionBudgetRefused`` naming ``tool_results``).
+- History and the older tool results share the rest (``room``). A whole turn weighs its
+  history size plus its tool_results entry; it is kept or dropped with its results. The
+  first kept turn of the branch's last compile (``CEILING_KEY`` on the compiled instruction's
+  metadata, so it survives ``Branch.to_dict``/``from_dict``) stays the first kept turn while
+  the turns from it fit ``room``. When they do not, a drop step removes the oldest whole
+  turns until the rest fits ``low_water`` minus the fixed part, and records the new first
+  kept turn. Between steps the dropped set, hence the history marker and the prefix, is the
+  same on every request.
+- ``low_water == tokens`` is Amendment 1's bound as the ADR states it: each request drops
+  exactly what does not fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
+
+from lionagi.protocols.messages import Instruction
+
+from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn
+from lionagi_turns.profiles.amendment1._contracts import SectionBudgets
+from lionagi_turns.profiles.amendment1._meter import Meter
+from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = ("CEILING_KEY", "InputCeiling", "Layout", "Stepper", "plan_ceiling", "read_first_kept")
+
+CEILING_KEY = "lionagi_turns.ceiling"
+
+
+@dataclass(frozen=True, slots=True)
+class InputCeiling:
+    """The request's input ceiling in tokens and the low-water mark a drop step cuts down to
+    (module contract)."""
+
+    tokens: int
+    low_water: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.tokens, int) or isinstance(self.tokens, bool):
+            raise TypeError(f"InputCeiling.tokens must be an int of tokens, got {self.tokens!r}")
+        if self.tokens <= 0:
+            raise ValueError(f"InputCeiling.tokens must be > 0, got {self.tokens}")
+        low = self.low_water
+        if low is None:
+            object.__setattr__(self, "low_water", max(1, self.tokens // 2))
+            return
+        if not isinstance(low, int) or isinstance(low, bool):
+            raise TypeError(f"InputCeiling.low_water must be None or an int, got {low!r}")
+        if low <= 0:
+            raise ValueError(f"InputCeiling.low_water must be > 0, got {low}")
+        if low > self.tokens:
+            raise ValueError(
+                f"InputCeiling.low_water {low} is above the ceiling of {self.tokens} tokens; "
+                "pass a low-water mark at or below the ceiling"
+            )
+
+    @property
+    def low(self) -> int:
+        assert self.low_water is not None
+        return self.low_water
+
+
+def read_first_kept(branch: Branch, ids: Sequence[Any]) -> str | None:
+    """The first kept turn recorded by the newest instruction of the view that holds a
+    ceiling record (None: none holds one, or nothing was dropped)."""
+    table: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    for uid in reversed(ids):
+        msg = table.get(uid)
+        if isinstance(msg, Instruction):
+            record = msg.metadata.get(CEILING_KEY)
+            if isinstance(record, dict):
+                first = record.get("first")
+                return first if isinstance(first, str) else None
+    return None
+
+
+def _group_id(group: list[Turn]) -> str:
+    head = group[0]
+    if isinstance(head, InstructionTurn):
+        return str(head.message.id)
+    assert isinstance(head, AssistantTurn)
+    return str(head.messages[0].id)
+
+
+@dataclass(slots=True)
+class Stepper:
+    """The ``Bound.rule`` of a compile under a ceiling (module contract); after the bound ran
+    it holds what it decided (``room``, ``pending``, ``first``, ``stepped``, ``used``)."""
+
+    ceiling: InputCeiling
+    meter: Meter
+    fixed: int  # system + instruction + admitted context
+    previous: str | None  # the first kept turn recorded by the branch's last compile
+    instruction: Instruction  # the instruction being compiled
+    pending: int = 0
+    room: int = 0
+    first: str | None = None
+    stepped: bool = False
+    history: int = 0  # what the kept turns weigh
+    parts: dict[str, int] = field(default_factory=dict)  # the fixed part, per section
+    kept: list[int] = field(default_factory=list)  # each kept whole turn's weight
+    # how many tokens a historical instruction was sent as (its results in), None: unknown
+    sent: Callable[[InstructionTurn], int | None] | None = None
+    sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
+
+    def __call__(self, projected: Projection, groups: list[list[Turn]], sizes: list[int]) -> int:
+        from lionagi_turns.profiles.amendment1._bound import _dedup
+
+        join = self.meter.text("\n\n")
+        pairs = _dedup(self.instruction, projected.pending, projected.pending_sources)
+        self.pending = self._block([r for r, _ in pairs], join)
+        weights = []
+        end = 0
+        for group in groups:
+            weights.append(sum(self._weight(t, s, join) for t, s in
+                               zip(group, sizes[end : end + len(group)], strict=True)))
+            end += len(group)
+        fixed = self.fixed + self.pending
+        self.room = max(0, self.ceiling.tokens - fixed)
+        # a drop step also puts the history marker (one line) before the first message
+        mark = self.meter.text(marker("history", 10**6, "truncated")) + join
+        low = max(0, self.ceiling.low - fixed - mark)
+        ids = [_group_id(g) for g in groups]
+        prev = ids.index(self.previous) if self.previous in ids else 0
+        tail = [*accumulate(reversed(weights))][::-1]
+        tail.append(0)  # tail[s] = sum(weights[s:])
+        start = prev
+        if tail[prev] + (mark if prev else 0) > self.room:
+            start = next(s for s in range(prev, len(groups) + 1) if tail[s] <= low)
+            self.stepped = True
+        self.history = tail[start] + (mark if start else 0)
+        self.kept = weights[start:]
+        if start == 0:
+            self.first = None
+        elif start < len(groups):
+            self.first = ids[start]
+        else:
+            self.first = str(self.instruction.id)
+        return start
+
+    def _weight(self, turn: Turn, size: int, join: int) -> int:
+        """A turn's share of the request: as sent when ``sent`` knows it (its results
+        included), else its history size and its tool_results entry; and its join."""
+        if self.sent is not None and isinstance(turn, InstructionTurn):
+            key = str(turn.message.id)
+            known = self.sizes.get(key)
+            if known is None:
+                sent = self.sent(turn)
+                if sent is not None:
+                    known = self.sizes[key] = sent
+            if known is not None:
+                return known + join
+        return size + self._results(turn, join) + join
+
+    def _block(self, results: list[dict[str, Any]], join: int) -> int:
+        """A tool_results entry's block and the join before it (0 for an empty entry)."""
+        return self.meter.text(tool_results_block(results)) + join if results else 0
+
+    def _results(self, turn: Turn, join: int) -> int:
+        from lionagi_turns.profiles.amendment1._bound import _dedup
+
+        if not isinstance(turn, InstructionTurn) or not turn.results:
+            return 0
+        pairs = _dedup(turn.message, turn.results, turn.sources)
+        return self._block([r for r, _ in pairs], join)
+
+    def record(self) -> dict[str, Any]:
+        """What the compiled instruction carries (``CEILING_KEY``): the first kept turn,
+        whether this request was a drop step, the ceiling, the request by the profile's
+        measure in all and per section, and how many more turns of the kept turns' mean size
+        fit before the next drop step."""
+        typical = round(sum(self.kept) / len(self.kept)) if self.kept else None
+        free = self.ceiling.tokens - self.used
+        return {
+            "first": self.first,
+            "stepped": self.stepped,
+            "ceiling": self.ceiling.tokens,
+            "low_water": self.ceiling.low,
+            "used": self.used,
+            "sections": {**self.parts, "tool_results": self.pending, "history": self.history},
+            "kept_turns": len(self.kept),
+            "typical_turn": typical,
+            "turns_before_next_step": free // typical if typical else None,
+        }
+
+    @property
+    def used(self) -> int:
+        """The request by the profile's measure: the fixed part, the current round's results
+        and the kept turns (with the history marker when a turn is dropped)."""
+        return self.fixed + self.pending + self.history
+
+
+def ceiling_budgets(
+    ceiling: InputCeiling, budgets: SectionBudgets, system: int, instruction: int
+) -> SectionBudgets:
+    """The section budgets a ceiling maps to, before the context blocks are admitted: system
+    and instruction refuse over their share; context skips past what they leave; the history
+    budget is a placeholder the stepper replaces (module contract)."""
+    if budgets.history is not None or budgets.tool_results is not None:
+        raise ValueError(
+            "an InputCeiling sets the history and tool_results bounds itself; pass "
+            f"SectionBudgets without them (got history={budgets.history}, "
+            f"tool_results={budgets.tool_results})"
+        )
+    left = max(0, ceiling.tokens - system - instruction)
+    context = left if budgets.context is None else min(budgets.context, left)
+    return SectionBudgets(
+        system=ceiling.tokens if budgets.system is None else min(budgets.system, ceiling.tokens),
+        # a system over the ceiling is the one refusal named (the instruction is not weighed)
+        instruction=None if system > ceiling.tokens else _least(
+            budgets.instruction, ceiling.tokens - system),
+        history=ceiling.tokens,
+        context=context,
+        tool_results=None,
+    )
+
+
+def trailing_results(branch: Branch, ids: Sequence[Any], meter: Meter) -> int:
+    """An upper estimate of the current round's results before the compile: every action
+    response after the view's last instruction or assistant response, measured as the
+    tool_results section renders it (the compile de-duplicates, so it renders no more)."""
+    from lionagi.protocols.messages import ActionRequest, ActionResponse
+
+    from lionagi_turns.core.history import action_result
+
+    table: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    total = 0
+    for uid in reversed(ids):
+        msg = table.get(uid)
+        if isinstance(msg, ActionResponse):
+            total += meter.text(result_entry(action_result(msg)))
+        elif not isinstance(msg, ActionRequest):
+            break
+    return total
+
+
+CURRENT_ROUND_NOTE = (
+    "tool_results: these are the current round's results, which a bound never drops (the "
+    "model would answer without the data it asked for); raise InputCeiling.tokens or have "
+    "the tool return less"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """What a layout adds to a ceiling's measure: ``extra`` tokens sent outside the messages
+    (the prompt-cache profile's tool section) and ``sent``, a historical instruction's size as
+    that layout sends it (None: as Amendment 1 renders it)."""
+
+    extra: int = 0
+    sent: Callable[[InstructionTurn], int | None] | None = None
+
+
+def plan_ceiling(
+    branch: Branch,
+    request: Any,
+    budgets: SectionBudgets,
+    meter: Meter,
+    ceiling: InputCeiling,
+    layout: Layout | None = None,
+) -> tuple[SectionBudgets, Stepper]:
+    """The section budgets ``ceiling`` maps to for ``request`` and the history rule (module
+    contract); measures the system and the instruction (with the request's call options)."""
+    layout = layout or Layout()
+    from lionagi_turns.core.history import select_ids
+    from lionagi_turns.core.render import CallOptions, render_view
+
+    system = branch.msgs.system
+    system_size = meter.text(system.rendered) if system is not None else 0
+    own, _ = render_view(
+        request.instruction.content,
+        options=CallOptions(request.tool_schemas, request.response_format, request.structure),
+    )
+    instruction = meter.content(own)
+    ids = select_ids(branch, request.progression)
+    pending = trailing_results(branch, ids, meter)
+    mapped = ceiling_budgets(ceiling, budgets, system_size, instruction + pending + layout.extra)
+    stepper = Stepper(
+        ceiling=ceiling,
+        meter=meter,
+        fixed=system_size + instruction + layout.extra,
+        previous=read_first_kept(branch, ids),
+        instruction=request.instruction,
+        sent=layout.sent,
+        parts={"system": system_size, "instruction": instruction + layout.extra},
+    )
+    return mapped, stepper
+
+
+def _least(budget: int | None, share: int) -> int:
+    return share if budget is None else min(budget, share)

@@ -1,0 +1,61 @@
+"""Token counts of the profile's sections through the caller's ``measure``.
+
+``measure`` counts tokens of a text (None: o200k, ``lionagi_turns.core.measure.count_tokens``,
+resolved lazily, so an unbounded compile never loads a tokenizer); every count must be an
+``int >= 0`` (``TypeError`` naming the text otherwise).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from lionagi.protocols.messages import ActionRequest, ActionResponse, Instruction
+
+from lionagi_turns.core.history import action_result
+from lionagi_turns.memo import renders as _cache
+from lionagi_turns.profiles.amendment1._sections import result_entry
+
+__all__ = ("Measure", "Meter")
+
+Measure = Callable[[str], int]
+
+
+class Meter:
+    """Token counts through ``measure`` (resolved lazily: only a bounded section measures)."""
+
+    __slots__ = ("_fn",)
+
+    def __init__(self, measure: Measure | None) -> None:
+        if measure is not None and not callable(measure):
+            raise TypeError(f"measure must be a callable str -> int, got {measure!r}")
+        self._fn: Measure | None = measure
+
+    def text(self, text: str) -> int:
+        if self._fn is None:
+            from lionagi_turns.core.measure import count_tokens
+
+            self._fn = count_tokens
+        n = self._fn(text)
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise TypeError(f"measure({text[:40]!r}) returned {n!r}; it must return an int >= 0")
+        return n
+
+    def content(self, content: Any) -> int:
+        """Tokens of rendered content: a string, or the text parts of a multimodal list."""
+        if isinstance(content, list):
+            return sum(self.text(p["text"]) for p in content if p.get("type") == "text")
+        return self.text(content) if content else 0
+
+    def instruction(self, message: Instruction) -> int:
+        return self.content(_cache.render_durable(message))
+
+    def record(self, msg: Any) -> int | None:
+        """Tokens of one history record as it would render; None for what never renders."""
+        if isinstance(msg, Instruction):
+            return self.instruction(msg)
+        if isinstance(msg, ActionResponse):
+            return self.text(result_entry(action_result(msg)))
+        if isinstance(msg, ActionRequest):
+            return None
+        return self.text(msg.content.assistant_response)

@@ -1,0 +1,1 @@
+"""ADR-0127's prompt-cache profile."""

@@ -1,0 +1,399 @@
+"""ADR-0127: the prompt-cache profile — a request as stable, conversation and turn segments.
+
+Used when the call's endpoint places the prompt cache (lionagi's
+``endpoint.places_prompt_cache``: Anthropic Messages with ``prompt_caching=True``). Rules
+(input -> output), beyond the default profile's history rules, which hold unchanged:
+
+- Stable segment (D1, D2, D3): the system text, then the Branch's tool set (``branch.acts``)
+  rendered once as lionagi renders it (``minimal_yaml({"Tools": schemas})``), as an ordered list
+  of blocks. The system text is not folded into any instruction.
+- Conversation segment (D1, D4): the context blocks gathered on the conversation's first call,
+  as one D3 context section. A conversation starts at the first call whose history holds no
+  conversation record; it is recorded on that call's instruction, so it is kept, unchanged, on
+  every later request while that instruction is in the history. A block returned on a later call
+  and not in the conversation renders in the turn segment, as the current instruction's fold.
+- Turn segment (D2): the messages. The current instruction renders its requested tools by name
+  when the tool section holds them (lionagi's ``_tool_refs``) and its ResponseSchema and
+  ResponseFormat sections. Each sent instruction carries a durable record in its ``metadata``
+  (``RECORD_KEY``; see ``SentRecord``) holding the text it was sent as; a historical instruction
+  renders that text while its durable rendering still equals the one recorded and the text is
+  one the profile renders for it (``_cache_sent``), else its durable rendering (a history
+  rewrite when that differs from what was sent). A record that is not well formed is ignored,
+  a field of the wrong shape read as absent; each is listed in ``CachedCompile.ignored``.
+- System: the branch's (``branch_system``: ``msgs.system``, or the System message at the head
+  of the pile when lionagi's ``Branch.from_dict`` left ``msgs.system`` None), never a record's.
+- Changes (D1, D6): against the last recorded request of the history, a different stable or
+  conversation segment is a counted segment change, and messages that no longer start with
+  that request's messages are a counted history rewrite.
+- ``CacheLayout.previous_end``: the index of the previous request's last message in this
+  request, when the messages kept its prefix; the adapter places the lookback mark from it (D5).
+
+The compile is the compiler's own pipeline (``compile_traced``) under a ``CompileProfile``
+whose options say this: the system is not folded (``fold_system=False``), a later call's new
+blocks fold into the current instruction (``fold_target="current"``, ``envelope``), the current
+instruction renders tool references and response sections (``current_options``), a historical
+instruction sends its recorded text (``history_text``), and the stable segment is
+``stable_blocks``. Selection, the kind and ordering rules, their errors, the ReAct step and the
+empty-turn guard are the compiler's.
+
+Speed (``_cache_memo``, fast path only; the output is the same with it off): the view's records,
+the tool section and the prefix digests are carried over from the previous compile of the
+branch while what they were made from is unchanged, and the profile's ``reuse`` key is
+``("adr-0127", records.stamp)``, so the compiler resumes its previous walk exactly while the
+records it rendered from are unchanged (a new stamp drops the walk the old key reached).
+
+Purity: nothing stored is written; the record is attached to the compiled (new) instruction
+only, which lionagi records after a successful call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from lionagi.operations.chat._prepare import _tool_name, _tool_refs
+from lionagi.protocols.messages import System
+
+from lionagi_turns.core.contracts import (
+    CompiledChatRequest,
+    CompiledMessage,
+    ContextBlock,
+    TurnRequest,
+)
+from lionagi_turns.core.envelope import encode_context_section
+from lionagi_turns.core.history import InstructionTurn, select_ids
+from lionagi_turns.core.pipeline import Trace, _current_record, compile_traced
+from lionagi_turns.core.profile import CompileProfile
+from lionagi_turns.core.render import CallOptions, ResultsSection, own_copy, render_view
+from lionagi_turns.core.values import check_value, naming_record
+from lionagi_turns.memo import resume as _resume
+from lionagi_turns.memo import switch as _switch
+from lionagi_turns.memo.yaml import minimal_yaml
+from lionagi_turns.profiles.prompt_cache.compose import verified_with_results
+from lionagi_turns.profiles.prompt_cache.memo import ViewRecords, prefix_digests, view_records
+from lionagi_turns.profiles.prompt_cache.memo import tool_section as memo_tool_section
+from lionagi_turns.profiles.prompt_cache.record import (
+    RECORD_KEY,
+    SegmentChanges,
+    SentRecord,
+    digest,
+    read_record,
+)
+from lionagi_turns.profiles.prompt_cache.sent import response_sections
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = (
+    "RECORD_KEY",
+    "CacheLayout",
+    "CachedCompile",
+    "Compose",
+    "IgnoredRecord",
+    "SegmentChanges",
+    "SentRecord",
+    "branch_system",
+    "compile_cached",
+    "read_record",
+    "recorded_tool_section",
+    "tool_section",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheLayout:
+    """The segments handed to the provider adapter (D5): ordered system blocks, and where the
+    previous request ended in this request's messages (None when unknown or not kept)."""
+
+    stable: tuple[str, ...]
+    conversation: tuple[str, ...]
+    previous_end: int | None
+    changes: SegmentChanges
+
+    @property
+    def system_blocks(self) -> list[str]:
+        return [*self.stable, *self.conversation]
+
+
+@dataclass(frozen=True, slots=True)
+class IgnoredRecord:
+    """A prompt-cache record the compile did not use, and why: ``position``/``id`` of its
+    instruction in the view (None for the recorded tool section, which no position names)."""
+
+    position: int | None
+    id: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CachedCompile:
+    """The compiled request, its segments, the record it carries and the traced compile
+    (``trace.fold`` is the later blocks' fold into the current instruction, if any)."""
+
+    compiled: CompiledChatRequest
+    layout: CacheLayout
+    record: SentRecord
+    trace: Trace
+    ignored: tuple[IgnoredRecord, ...] = ()
+
+
+def tool_section(schemas: Sequence[Any]) -> str:
+    """The tool set as the stable segment shows it (lionagi's rendering), "" for none.
+
+    Every schema first passes the value guard (``_values.check_value``): a schema holding a
+    value lionagi's YAML cannot represent, itself, a set (hash order: a stable segment that
+    differs per process) or a lone surrogate is refused with a ValueError/TypeError naming the
+    tool and the path inside its schema, before anything is rendered or sent."""
+    if not schemas:
+        return ""
+    for index, schema in enumerate(schemas):
+        name = _tool_name(schema) if isinstance(schema, dict) else None
+        label = f"tool {name!r}" if name else f"tool #{index}"
+        with naming_record(
+            f"{label} of the Branch's tool set (branch.acts); register the tool with a schema "
+            "of plain JSON data, or remove it"
+        ):
+            check_value(schema, f"{label} schema")
+    return minimal_yaml({"Tools": list(schemas)}).strip()
+
+
+def compile_cached(
+    branch: Branch,
+    request: TurnRequest,
+    tool_schemas: Sequence[Any] | None,
+    *,
+    react_context: Sequence[Any] | None = None,
+    audit: bool = False,
+    compose: Compose | None = None,
+) -> CachedCompile:
+    """Compile ``request`` under the prompt-cache profile (module rules) through the compiler's
+    profile seam (``compile_traced``). ``tool_schemas`` is the conversation's tool set
+    (``branch.acts.schema_list``); None takes the tool section as last recorded (a saved
+    branch holds no tool functions) when it is the profile's rendering of a tool list
+    (``recorded_tool_section``), after the branch's system text. Raises what
+    ``compile_chat_request`` raises, before producing any output. ``react_context``: the
+    caller's context items of a running ReAct turn, for the compiler's ReAct step (lionagi's
+    prompt-cache path applies the same de-duplication). ``CachedCompile.ignored`` lists the
+    records that are not well formed or have flaws, and a recorded stable segment read without
+    its tool section; with ``audit`` also every record whose text does not verify (it then
+    compiles without resuming a previous walk, which skips the history it reuses). ``compose``
+    layers another profile on this one (``Compose``; Amendment 1's bounds): the layout, records
+    and changes are those of the messages it finishes."""
+    with _switch.resolved():  # one reading of the fast-path switch for the memos and the seam
+        return _compile_cached(branch, request, tool_schemas, react_context, audit, compose)
+
+
+def branch_system(branch: Branch) -> System | None:
+    """The branch's system message: ``branch.msgs.system``, or, when that is None, the
+    ``System`` message at the head of the branch's message pile, where lionagi's
+    ``set_system`` keeps it (lionagi 0.36's ``Branch.from_dict`` restores the pile but leaves
+    ``msgs.system`` None); None when the pile does not start with one."""
+    msgs: Any = branch.msgs
+    system = msgs.system
+    if system is not None:
+        return system
+    head = next(iter(msgs.messages), None)
+    return head if isinstance(head, System) else None
+
+
+def recorded_tool_section(blocks: Sequence[str] | None) -> str:
+    """The tool section of recorded ``stable_blocks`` (the system text, then the tool section;
+    either may be absent): their last block when it is exactly ``tool_section`` of the tool
+    list it loads back to, else ``""``."""
+    if not blocks:
+        return ""
+    candidate = blocks[-1]
+    loaded = response_sections(candidate, keys=("Tools",))
+    if loaded is None or tool_section(loaded["Tools"]) != candidate:
+        return ""
+    return candidate
+
+
+def _compile_cached(
+    branch: Branch,
+    request: TurnRequest,
+    tool_schemas: Sequence[Any] | None,
+    react_context: Sequence[Any] | None,
+    audit: bool,
+    compose: Compose | None = None,
+) -> CachedCompile:
+    records, stale = view_records(branch, select_ids(branch, request.progression))
+    if stale is not None:  # the records changed: the walk made under the old key is stale
+        _resume.forget(branch, _reuse_key(stale))
+    last, started = records.last, records.started
+
+    schemas = list(tool_schemas or ())
+    if tool_schemas is None:
+        section = recorded_tool_section(records.stable_blocks)
+    else:
+        section = memo_tool_section(branch, schemas, tool_section)
+    system = branch_system(branch)
+    stable = tuple(s for s in (system.rendered if system else "", section) if s)
+    registered = frozenset(n for s in schemas if (n := _tool_name(s)))
+
+    conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
+    later: tuple[ContextBlock, ...] = ()
+    if started is not None:
+        conversation_blocks = started.blocks or ()
+        later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
+    conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
+
+    refs = _tool_refs(list(request.tool_schemas), registered)  # the current instruction's
+    as_sent = _AsSent(records)
+
+    def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
+        return CallOptions(refs, request.response_format, request.structure)
+
+    profile = CompileProfile(
+        name="adr-0127",
+        fold_system=False,
+        fold_context=bool(later),
+        fold_target="current",
+        envelope=lambda blocks: encode_context_section(later),
+        stable_blocks=lambda branch, request: stable,
+        current_options=current_options,
+        history_text=as_sent,
+        reuse=None if audit else _reuse_key(records.stamp),
+    )
+    if compose is not None:
+        profile = compose.profile(profile, later)
+        as_sent.results_section = profile.results_section
+    trace = compile_traced(branch, request, profile=profile, react_context=react_context)
+    current = trace.rendered[-1].content
+    if (
+        _switch.fast_path_enabled()
+        and trace.fold is None
+        and not refs
+        and request.response_format is None
+        and request.structure is None
+    ):  # rendered with no call option and no fold: that is its durable view (render_view)
+        durable_current = current
+    else:
+        # The durable view this instruction renders as history in a request like this one
+        # (the ReAct step shortens its context there as it did here).
+        with naming_record(_current_record(request)):
+            durable_current, _ = render_view(
+                request.instruction.content,
+                results=trace.projection.pending,
+                context=trace.current_context,
+                **_sectioned(profile),
+            )
+
+    compiled = trace.compiled
+    if compose is not None:
+        compiled = replace(compiled, messages=compose.messages(trace))
+    messages = compiled.messages
+    marks = {len(messages)}
+    if last is not None and last.messages <= len(messages):
+        marks.add(last.messages)
+    digests = prefix_digests(branch, messages, marks)
+    stable_digest, conversation_digest = digest(stable), digest(conversation)
+    previous_end = None
+    changes = SegmentChanges()
+    if last is not None:
+        kept = last.messages <= len(messages) and digests[last.messages] == last.prefix
+        changes = SegmentChanges(
+            stable=last.stable != stable_digest,
+            conversation=last.conversation != conversation_digest,
+            rewrite=not kept,
+        )
+        if kept and last.messages:
+            previous_end = last.messages - 1
+    record = SentRecord(
+        stable_blocks=stable if last is None or changes.stable else None,
+        text=own_copy(current),
+        basis=digest(durable_current),
+        stable=stable_digest,
+        conversation=conversation_digest,
+        blocks=tuple(conversation_blocks) if started is None else None,
+        messages=len(messages),
+        prefix=digests[len(messages)],
+        changes=changes,
+        fold=later or None,
+    )
+    compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
+    return CachedCompile(
+        compiled,
+        CacheLayout(stable, conversation, previous_end, changes),
+        record,
+        trace,
+        _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
+    )
+
+
+class Compose(Protocol):
+    """Another profile layered on this one: ``profile(base, later)`` is the profile the
+    pipeline runs (``later``: the blocks this call folds into its turn), ``messages(trace)``
+    the messages sent (e.g. with a marker put before the first). A historical instruction
+    renders as the composed profile renders it, so its ``results_section`` is part of the
+    durable basis a sent record is checked against."""
+
+    def profile(
+        self, base: CompileProfile, later: tuple[ContextBlock, ...]
+    ) -> CompileProfile: ...
+
+    def messages(self, trace: Trace) -> tuple[CompiledMessage, ...]: ...
+
+
+def _sectioned(profile: CompileProfile) -> dict[str, Any]:
+    return {} if profile.results_section is None else {"results_section": profile.results_section}
+
+
+class _AsSent:
+    """The profile's ``history_text``: a historical instruction as it was sent, while its
+    durable rendering is the recorded one and its text verifies; its durable rendering
+    otherwise. ``unverified``: the records whose text did not verify, by view position."""
+
+    def __init__(self, records: ViewRecords) -> None:
+        self.records = records
+        self.unverified: dict[int, IgnoredRecord] = {}
+        # a composed profile's results section (``_cache_compose``); None: the seed's merge
+        self.results_section: ResultsSection | None = None
+
+    def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
+        record, text = self.records.sent_record(turn, rendered)
+        if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
+            return rendered
+        if text is None and self.results_section is not None:
+            text = verified_with_results(turn, rendered, record, self.results_section)
+        if text is None:  # a record without a text is listed by view_records already
+            if record.text is not None:
+                self.unverified[turn.position] = IgnoredRecord(
+                    turn.position, str(turn.message.id), _UNVERIFIED
+                )
+            return rendered
+        return own_copy(text)
+
+
+def _ignored(
+    records: ViewRecords,
+    unverified: dict[int, IgnoredRecord],
+    recorded_stable: bool,
+    section: str,
+) -> tuple[IgnoredRecord, ...]:
+    """``CachedCompile.ignored``: the records ``view_records`` rejected, those whose text did
+    not verify, and a recorded stable segment read without its tool section, by position (the
+    stable segment first)."""
+    out = [IgnoredRecord(p, str(uid), reason) for p, uid, reason in records.rejected]
+    out += unverified.values()
+    blocks = records.stable_blocks
+    if recorded_stable and blocks and len(blocks) > 1 and not section:
+        out.append(IgnoredRecord(None, None, _NO_TOOL_SECTION))
+    return tuple(sorted(out, key=lambda i: -1 if i.position is None else i.position))
+
+
+_UNVERIFIED = (
+    "its recorded sent text is not this instruction's durable rendering plus the response "
+    "sections the profile renders; its durable view is sent instead"
+)
+_NO_TOOL_SECTION = (
+    "the recorded stable segment holds no tool section the profile renders; the stable "
+    "segment shown is the system text alone"
+)
+
+
+def _reuse_key(stamp: int) -> tuple[str, int]:
+    """The profile's ``CompileProfile.reuse``: its name and the records' stamp, so a walk is
+    resumed only by compiles that read the same records (``_cache_memo``)."""
+    return ("adr-0127", stamp)
