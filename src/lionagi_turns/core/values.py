@@ -102,9 +102,12 @@ def check_value(value: Any, path: str) -> None:
             continue
         kind = type(item)
         if kind in _PLAIN:
-            if kind is str and not item.isascii():
-                if (found := _SURROGATE.search(item)) is not None:
-                    _surrogate(path, where, found)
+            if (
+                kind is str
+                and not item.isascii()
+                and (found := _SURROGATE.search(item)) is not None
+            ):
+                _surrogate(path, where, found)
             continue
         if kind is int:
             _check_int(item, path, where)
