@@ -96,8 +96,8 @@ def canonical_json(value: Any) -> str:
       ``"NaN"``), any other key to its own canonical JSON text (``(1, 2)`` -> ``"[1,2]"``);
       keys are sorted on the converted text, so mixed key types never fail to sort. A dict
       in which two keys convert to the same text (``1`` and ``"1"``) is written as a JSON
-      array of ``[key, value]`` pairs instead, each key in its own JSON form (``[[1,"a"],
-      ["1","b"]]``), sorted on the keys' JSON text, so no value is dropped and the keys stay
+      array of ``[key, value]`` pairs instead, each key in its own JSON form (``[["1","b"],
+      [1,"a"]]``), sorted on the keys' JSON text, so no value is dropped and the keys stay
       distinguishable;
     - ``bytes``: a JSON string of their standard base64 encoding (with padding), the same
       base64 text lionagi's YAML sends under its ``!!binary`` tag.
