@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lionagi.ln import json_dumps
 
-from lionagi_turns.amendment1._sections import _encode, canonical_json
+from lionagi_turns.profiles.amendment1._sections import _encode, canonical_json
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=6)
 JSON_LEAVES = (
