@@ -4,10 +4,11 @@ sent, or the same named refusal at compile time with the branch unchanged.
 - A lone surrogate anywhere text enters the request (system, instruction fields, assistant
   text, action values, tool schemas, the current instruction) is refused with a ValueError
   naming the record and the place, instead of compiling into messages that fail when sent.
-- Folded action results are sent on every profile or refused by all of them: an integer beyond
-  64 bits is sent everywhere (Amendment 1's tool_results JSON keeps its digits); a dict key
-  that is not text, bytes and NaN/infinity, which canonical JSON cannot carry, are refused
-  everywhere with the same text.
+- Folded action results lionagi sends are sent on every profile: an integer beyond 64 bits, a
+  NaN or infinite float, a dict key that is not text (colliding keys included) and bytes. The
+  seed and prompt-cache profiles send lionagi's own rendering of the result, the fast path
+  the renderer's bytes; Amendment 1's tool_results JSON encodes each value as
+  ``canonical_json`` documents.
 - The prompt-cache profile's tool section refuses a schema holding a value YAML cannot
   represent, itself or a set, naming the tool and the path.
 """
@@ -197,28 +198,48 @@ def test_an_integer_beyond_64_bits_is_sent_on_every_profile(answered: bool) -> N
     assert '"output":18446744073709551616' in block
 
 
-@pytest.mark.parametrize(
-    ("output", "kind", "start"),
-    [
-        ({1: "a"}, "TypeError", "folded action result 0['output'] (a key of type int) is not text"),
-        (b"raw", "TypeError", "folded action result 0['output'] is bytes"),
-        (float("nan"), "ValueError", "folded action result 0['output'] is nan"),
-        (float("-inf"), "ValueError", "folded action result 0['output'] is -inf"),
-    ],
-    ids=["int key", "bytes", "nan", "-inf"],
-)
+def _folded_text(compiled: Any) -> str:
+    """The content of the one compiled message the action result was folded into."""
+    (text,) = [m.content for m in compiled.messages if "lookup" in m.content]
+    return str(text)
+
+
+def _lionagi_rendering(output: Any, instruction: str) -> str:
+    """lionagi's own rendering of ``instruction`` with the action result as its context."""
+    b = Branch()
+    result = {"function": "lookup", "arguments": {}, "output": output}
+    return b.msgs.create_instruction(instruction=instruction, context=[result]).rendered
+
+
+SENT = [
+    pytest.param(2**64, "18446744073709551616", id="2**64"),
+    pytest.param({1: "a", "b": 2}, '{"1":"a","b":2}', id="int key"),
+    pytest.param({None: 1, True: 2, 1.5: 3, "a": 4}, '{"1.5":3,"a":4,"null":1,"true":2}',
+                 id="mixed keys"),
+    pytest.param({1: "a", "1": "b"}, '[["1","b"],[1,"a"]]', id="colliding keys"),
+    pytest.param(b"raw", '"cmF3"', id="bytes"),
+    pytest.param(float("nan"), "NaN", id="nan"),
+    pytest.param(float("-inf"), "-Infinity", id="-inf"),
+    pytest.param({"rows": [1.5, float("inf")]}, '{"rows":[1.5,Infinity]}', id="inf"),
+]
+
+
+@pytest.mark.parametrize(("output", "json_text"), SENT)
 @pytest.mark.parametrize("answered", [False, True], ids=["pending", "history"])
-def test_what_json_cannot_carry_is_refused_the_same_on_every_profile(
-    output: Any, kind: str, start: str, answered: bool
+def test_an_action_value_lionagi_sends_is_sent_on_every_profile(
+    output: Any, json_text: str, answered: bool
 ) -> None:
     b, ins = _with_output(output, answered=answered)
-    got_kind, text = _same_everywhere(b, ins)
-    assert got_kind == kind
-    assert text.startswith(start)
-    if answered:
-        assert text.endswith(f"(history position 5, instruction id {b.progression[5]})")
-    else:
-        assert text.endswith(f"(current instruction, id {ins.id})")
+    assert _same_everywhere(b, ins) == ("sent",)
+    lionagi = _lionagi_rendering(output, "later" if answered else "now")
+    assert _folded_text(_seed(b, ins, ())) == lionagi
+    assert _folded_text(_cached(b, ins, ())) == lionagi
+    block = _folded_text(_amendment1(b, ins, ())).split("\n\n")[-1]
+    assert block == (
+        "LIONAGI_TOOL_RESULTS_JSON\n"
+        f'[{{"arguments":{{}},"function":"lookup","output":{json_text}}}]\n'
+        "END_LIONAGI_TOOL_RESULTS_JSON"
+    )
 
 
 # ------------------------------------------------------ item 8: the prompt-cache tool section
@@ -263,12 +284,13 @@ def test_the_cache_tool_section_refuses_an_unrenderable_schema_by_tool_and_path(
     assert fingerprint(b) == before
 
 
-@pytest.mark.parametrize(
-    "output", [float("nan"), {"rows": [1.5, float("inf")]}], ids=["nan", "inf"]
-)
-def test_the_fast_path_refuses_a_non_finite_result_exactly_as_the_renderer(output: Any) -> None:
+@pytest.mark.parametrize("output", [pytest.param(p.values[0], id=p.id) for p in SENT])
+def test_the_fast_path_sends_an_action_value_exactly_as_the_renderer(output: Any) -> None:
     b, ins = _with_output(output, answered=True)
-    fast = _same_everywhere(b, ins)
+    fast = {name: compile_(b, ins, ()) for name, compile_ in PROFILES.items()}
     with no_fast_path():
-        assert _same_everywhere(b, ins) == fast
-    assert fast[0] == "ValueError"
+        slow = {name: compile_(b, ins, ()) for name, compile_ in PROFILES.items()}
+    for name in PROFILES:
+        assert [m.content for m in fast[name].messages] == [
+            m.content for m in slow[name].messages
+        ], name

@@ -207,9 +207,7 @@ def _rule_refusals(facts: _Facts) -> list[str]:
     checks: list[Any] = []
     for content, results in folded:
         for index, result in enumerate(results):
-            checks.append(lambda r=result, i=index: check_value(
-                r, f"folded action result {i}", json_data=True
-            ))
+            checks.append(lambda r=result, i=index: check_value(r, f"folded action result {i}"))
         if results:
             checks.append(lambda c=content, r=results: merge_results(c.prompt_context, r))
         checks.append(lambda c=content: check_image_detail(c.image_detail))

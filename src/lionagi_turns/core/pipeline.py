@@ -451,7 +451,7 @@ def _sectioned(
             own = None
         if own is not None:
             for index, result in enumerate(results):
-                check_value(result, f"folded action result {index}", json_data=True)
+                check_value(result, f"folded action result {index}")
             tail = section(results, message.content.prompt_context) if results else ""
             if not tail:
                 return own

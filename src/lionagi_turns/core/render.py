@@ -22,9 +22,9 @@ Guarantees:
   without network access (rules in ``_parts``; the SSRF host check runs in
   ``_providers.check_image_hosts``); ``image_detail`` is checked for every instruction.
 - Every value rendered passes ``_values.check_value`` first (cycles, depth, types YAML cannot
-  represent, sets, lone surrogates; text fields ``check_text``), action results also its JSON
-  rules (``json_data``: the same results are sent, or refused, on every profile), and results
-  fold with ``_merge.merge_results``.
+  represent, sets, lone surrogates; text fields ``check_text``), action results included (the
+  same rules on every profile: what lionagi renders is sent everywhere), and results fold with
+  ``_merge.merge_results``.
 """
 
 from __future__ import annotations
@@ -184,7 +184,7 @@ def _check_values(
             check_value(value, name)
     check_value(source.prompt_context, "prompt_context")
     for index, result in enumerate(results):
-        check_value(result, f"folded action result {index}", json_data=True)
+        check_value(result, f"folded action result {index}")
     if isinstance(options, ShownSections):
         check_value(dict(options.sections), "the recorded response sections")
         return

@@ -19,11 +19,10 @@ the stack here) before lionagi's ``minimal_yaml`` sees it, and raises:
   UTF-8 cannot encode it, so a request holding it fails when it is sent (``check_text`` is
   the same rule for one text field).
 
-``check_value(value, path, json_data=True)`` also refuses what canonical JSON (Amendment 1's
-``tool_results`` section, ``lionagi.ln.json_dumps``) cannot carry exactly: a ``TypeError`` for a
-dict key that is not text and for ``bytes``, a ``ValueError`` for a NaN or infinite float. Every
-profile checks folded action results this way, so a result is sent on all of them or refused by
-all of them with the same text.
+Folded action results pass the same rules as every other value, on every profile: a NaN or
+infinite float, a dict key that is not text and ``bytes`` render as lionagi renders them (YAML;
+Amendment 1's ``tool_results`` JSON encodes them as its ``canonical_json`` documents), so a
+history sent with ``install()`` off is sent with it on.
 
 What is renderable is read from lionagi's own ``MinimalDumper`` representer tables at each call,
 so a representer registered on it later is honoured. Containers are the types lionagi's pruning
@@ -38,7 +37,6 @@ blank text, empty containers, an empty set) pass. The walk never calls ``repr``,
 
 from __future__ import annotations
 
-import math
 import re
 import reprlib
 import sys
@@ -87,10 +85,9 @@ def _surrogate(path: str, where: Any, found: re.Match[str], key: bool = False) -
     )
 
 
-def check_value(value: Any, path: str, *, json_data: bool = False) -> None:
+def check_value(value: Any, path: str) -> None:
     """Raise ValueError/TypeError (see the module rules) naming ``path`` and the place inside
-    ``value``; return None when lionagi can render ``value`` deterministically (and, with
-    ``json_data``, canonical JSON can carry it exactly)."""
+    ``value``; return None when lionagi can render ``value`` deterministically."""
     # stack entries: (value, where, depth) or (_EXIT, id, 0); ``where`` is a linked tuple
     # (parent, step) turned into text only for an error message.
     stack: list[tuple[Any, Any, int]] = [(value, None, 0)]
@@ -105,15 +102,12 @@ def check_value(value: Any, path: str, *, json_data: bool = False) -> None:
             continue
         kind = type(item)
         if kind in _PLAIN:
-            if kind is str:
-                if not item.isascii() and (found := _SURROGATE.search(item)) is not None:
-                    _surrogate(path, where, found)
-            elif json_data and kind is float and not math.isfinite(item):
-                raise ValueError(
-                    f"{_where(path, where)} is {item!r}, which JSON cannot carry (the "
-                    "tool_results section would send null). Store it as text (for example "
-                    f"{str(item)!r}) or as None."
-                )
+            if (
+                kind is str
+                and not item.isascii()
+                and (found := _SURROGATE.search(item)) is not None
+            ):
+                _surrogate(path, where, found)
             continue
         if kind is int:
             _check_int(item, path, where)
@@ -145,27 +139,19 @@ def check_value(value: Any, path: str, *, json_data: bool = False) -> None:
             open_ids[ident] = where
             stack.append((_EXIT, ident, 0))
             # ASCII text, bools, floats and None need no visit: push only what needs a check
-            # (with ``json_data`` floats too)
             if isinstance(item, dict):
                 for key, child in item.items():
                     kind = type(child)
-                    if kind not in _PLAIN or _visit(child, kind, json_data):
+                    if kind not in _PLAIN or (kind is str and not child.isascii()):
                         stack.append((child, (where, key), depth + 1))
                     if type(key) is not str:
-                        if json_data:
-                            raise TypeError(
-                                f"{_where(path, (where, _KeyOf(key)))} is not text; JSON "
-                                "object keys are text, so the tool_results section cannot "
-                                "carry it. Store the mapping with string keys (or as a list "
-                                "of [key, value] pairs)."
-                            )
                         stack.append((key, (where, _KeyOf(key)), depth + 1))
                     elif not key.isascii() and (found := _SURROGATE.search(key)) is not None:
                         _surrogate(path, (where, _KeyOf(key)), found, key=True)
             else:
                 for index, child in enumerate(item):
                     kind = type(child)
-                    if kind not in _PLAIN or _visit(child, kind, json_data):
+                    if kind not in _PLAIN or (kind is str and not child.isascii()):
                         stack.append((child, (where, index), depth + 1))
             continue
         if isinstance(item, set):
@@ -176,11 +162,6 @@ def check_value(value: Any, path: str, *, json_data: bool = False) -> None:
                     "sorted(...)) in the order the model should see."
                 )
             continue
-        if json_data and isinstance(item, bytes | bytearray):
-            raise TypeError(
-                f"{_where(path, where)} is bytes, which JSON cannot carry (the tool_results "
-                "section renders canonical JSON). Store it decoded to text (or base64-encoded)."
-            )
         if kind in representers or _multi_represented(kind):
             continue
         if isinstance(item, type):
@@ -193,13 +174,6 @@ def check_value(value: Any, path: str, *, json_data: bool = False) -> None:
             "renderer cannot represent. Convert it to text, a number, a bool, None, or a "
             "dict/list of those."
         )
-
-
-def _visit(child: Any, kind: type, json_data: bool) -> bool:
-    """Whether a plain leaf needs a visit: non-ASCII text, and with ``json_data`` a float."""
-    if kind is str:
-        return not child.isascii()
-    return json_data and kind is float
 
 
 def _check_int(value: int, path: str, where: Any) -> None:

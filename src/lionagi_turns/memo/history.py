@@ -13,10 +13,7 @@ containers); without a response format the content has no structure instance, so
 the section document of those three fields (Tools empty), which ``yaml.section_doc`` builds
 from the source's fields. The value checks pass for every value the fast emitter accepts
 (its domain is narrower: see ``yaml``); the folded results, which the emitter may not see
-(a result equal to a context item is not appended) and whose JSON rules it does not cover
-(``check_value(..., json_data=True)``: a result lionagi's ``json_dumpb`` refuses, NaN and
-infinity included, is left to ``render_instruction``, which names it), and ``image_detail`` are
-checked here.
+(a result equal to a context item is not appended), and ``image_detail`` are checked here.
 
 Everything else goes to ``render_instruction`` itself, which then renders or raises its own
 error: ``plain_content``, images, a ``prompt_context`` that is not a list (``list(...)`` of
@@ -29,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from lionagi.ln import json_dumpb
 from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
 
@@ -68,28 +64,7 @@ def _fast_text(content: Any, results: Sequence[dict[str, Any]]) -> str | None:
     except Exception:  # render_instruction raises its own, exact error for it
         return None
     text = fast_yaml(doc)
-    if text is None:
-        return None
-    if results and not _json_ok(context[len(content.prompt_context):]):
-        return None  # NaN/infinity: render_instruction's check names it
-    return text.strip()
-
-
-def _json_ok(appended: Sequence[Any]) -> bool:
-    """Whether lionagi's JSON encoder takes every appended result, NaN and infinity refused
-    (the one JSON rule the emitter's domain does not hold). Only called once the emitter
-    accepted them, so their size is bounded (``yaml.MAX_ITEMS``); types it does not know
-    natively are not converted, so no code of a value runs."""
-    try:
-        for result in appended:
-            json_dumpb(result, check_non_finite=True, default=_not_native)
-    except Exception:
-        return False
-    return True
-
-
-def _not_native(value: Any) -> Any:
-    raise TypeError(type(value).__name__)
+    return None if text is None else text.strip()
 
 
 _PLAIN = frozenset({str, int, float, bool, type(None), list, _TrackedList, dict, _TrackedDict})
@@ -105,8 +80,7 @@ def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[An
     only dict items of the same size are compared (with ``==``, as the fold does). A result
     that is skipped — equal to a present item — is not rendered, so it is checked here the
     way ``render_instruction`` checks every result; appended ones are checked by the fast
-    emitter's domain and, for what only JSON refuses, lionagi's JSON encoder
-    (``_fast_text``). Anything else is the reference fold itself.
+    emitter's domain. Anything else is the reference fold itself.
     """
     if any(type(item) not in _PLAIN for item in context) or any(
         type(result) is not dict for result in results
@@ -118,7 +92,7 @@ def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[An
         return _reference(context, results)
     for result in results:
         if any(d is result or (len(d) == len(result) and d == result) for d in dicts):
-            check_value(result, "folded action result", json_data=True)
+            check_value(result, "folded action result")
             continue
         merged.append(result)
         dicts.append(result)
@@ -127,5 +101,5 @@ def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[An
 
 def _reference(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[Any]:
     for result in results:
-        check_value(result, "folded action result", json_data=True)
+        check_value(result, "folded action result")
     return merge_results(context, results)

@@ -10,7 +10,8 @@ D2 §5's ``tool_results`` block.
 - ``context_section(blocks, left_out)``: the skipped-block markers, each on its own line
   directly above the envelope's opening line; markers alone when no block was kept.
 - ``tool_results_block(results)``: ``LIONAGI_TOOL_RESULTS_JSON``, the results as one canonical
-  JSON array (``canonical_json``: integers beyond 64 bits keep their exact digits),
+  JSON array (``canonical_json``: every value lionagi's YAML sends, integers beyond 64 bits,
+  NaN/infinity, keys that are not text and bytes included, encoded deterministically),
   ``END_LIONAGI_TOOL_RESULTS_JSON``.
 - ``append_part(content, text)`` / ``prepend_part(content, text)``: put a section text after
   (before) rendered content, separated by exactly two newlines; list (multimodal) content gets
@@ -19,15 +20,17 @@ D2 §5's ``tool_results`` block.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections import Counter
 from collections.abc import Sequence
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from lionagi.ln import json_dumps
 
 from lionagi_turns.core.envelope import BEGIN_MARKER, END_MARKER
+from lionagi_turns.core.values import MAX_DEPTH
 from lionagi_turns.profiles.amendment1._contracts import LEFT_OUT_REASONS, ContextBlock, LeftOut
 
 __all__ = (
@@ -49,7 +52,6 @@ __all__ = (
 _REASON = attrgetter("reason")
 TOOL_RESULTS_BEGIN = "LIONAGI_TOOL_RESULTS_JSON"
 TOOL_RESULTS_END = "END_LIONAGI_TOOL_RESULTS_JSON"
-_BIG_INT = "Integer exceeds 64-bit range"  # orjson's refusal, raised through json_dumps
 
 
 def marker(section: str, left_out: int, reason: str) -> str:
@@ -80,28 +82,87 @@ def result_entry(result: dict[str, Any]) -> str:
 
 
 def canonical_json(value: Any) -> str:
-    """``lionagi.ln.json_dumps(value, sort_keys=True)``; for a value holding an integer
-    beyond 64 bits, which it cannot encode, the standard library's compact sorted JSON of the
-    same value (the integer's exact digits; lionagi's conversions for other types), so every
-    integer the default profile sends is sent here too. The compiler's value guard has
-    refused what JSON cannot carry before this runs (``_values.check_value(json_data=True)``)."""
+    """``value`` as compact JSON with sorted keys: ``lionagi.ln.json_dumps(value,
+    sort_keys=True)`` whenever that encodes it exactly, else the same text built item by item
+    (``_encode``) for the values lionagi's YAML sends that orjson cannot, each a deterministic
+    function of the value:
+
+    - an integer beyond 64 bits: its exact digits;
+    - a NaN or infinite float: ``NaN``, ``Infinity``, ``-Infinity`` (the tokens Python's
+      ``json`` writes with ``allow_nan``; the section is prompt text for the model, never
+      parsed back by this package, and Python's ``json.loads`` reads these tokens);
+    - a dict key that is not text: converted as Python's ``json`` converts keys (``1`` ->
+      ``"1"``, ``1.5`` -> ``"1.5"``, ``True`` -> ``"true"``, ``None`` -> ``"null"``, a NaN ->
+      ``"NaN"``), any other key to its own canonical JSON text (``(1, 2)`` -> ``"[1,2]"``);
+      keys are sorted on the converted text, so mixed key types never fail to sort. A dict
+      in which two keys convert to the same text (``1`` and ``"1"``) is written as a JSON
+      array of ``[key, value]`` pairs instead, each key in its own JSON form (``[["1","b"],
+      [1,"a"]]``), sorted on the keys' JSON text, so no value is dropped and the keys stay
+      distinguishable;
+    - ``bytes``: a JSON string of their standard base64 encoding (with padding), the same
+      base64 text lionagi's YAML sends under its ``!!binary`` tag.
+
+    Any other value orjson refuses raises what ``json_dumps`` raised."""
     try:
-        return json_dumps(value, sort_keys=True)
-    except TypeError as exc:
-        if str(exc) != _BIG_INT:
-            raise
-    return json.dumps(
-        value,
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-        default=_lionagi_json,
-    )
+        return json_dumps(value, sort_keys=True, check_non_finite=True)
+    except (TypeError, ValueError) as exc:
+        try:
+            return _encode(value, 0)
+        except (_Unencodable, TypeError, ValueError):
+            raise exc from None  # lionagi's own refusal of the value
 
 
-def _lionagi_json(value: Any) -> Any:
-    return json_dumps(value, as_loaded=True)
+class _Unencodable(Exception):
+    """The item-by-item encoder met a value nested too deep (a cycle included)."""
+
+
+def _encode(value: Any, depth: int) -> str:
+    kind = type(value)
+    if kind is float:
+        return _FLOAT_TOKENS.get(str(value)) or json_dumps(value)
+    if kind is int:  # orjson's digits, and the exact digits beyond its 64 bits
+        return int.__repr__(value)
+    if kind is bytes:
+        return json_dumps(base64.b64encode(value).decode("ascii"))
+    if kind in _SCALARS:
+        return json_dumps(value)
+    if depth > MAX_DEPTH:
+        raise _Unencodable
+    if isinstance(value, dict):
+        return _encode_dict(value, depth + 1)
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_encode(item, depth + 1) for item in value) + "]"
+    return json_dumps(value, sort_keys=True)  # lionagi's conversions, or its refusal
+
+
+def _encode_dict(value: dict[Any, Any], depth: int) -> str:
+    pairs = sorted(((_key_text(key, depth), key, item) for key, item in value.items()),
+                   key=_FIRST)
+    if len({text for text, _, _ in pairs}) == len(pairs):
+        return "{" + ",".join(
+            f"{json_dumps(text)}:{_encode(item, depth)}" for text, _, item in pairs
+        ) + "}"
+    encoded = sorted(((_encode(key, depth), item) for key, item in value.items()), key=_FIRST)
+    return "[" + ",".join(f"[{key},{_encode(item, depth)}]" for key, item in encoded) + "]"
+
+
+def _key_text(key: Any, depth: int) -> str:
+    """A dict key as Python's ``json`` converts it; a key it refuses as its own JSON text."""
+    kind = type(key)
+    if kind is str:
+        return str(key)
+    if kind is bool or key is None:
+        return "true" if key is True else "false" if key is False else "null"
+    if kind is float:
+        return _FLOAT_TOKENS.get(str(key)) or float.__repr__(key)
+    if kind is int:
+        return int.__repr__(key)
+    return _encode(key, depth)
+
+
+_FLOAT_TOKENS = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+_SCALARS = frozenset({str, bool, type(None)})
+_FIRST = itemgetter(0)
 
 
 def encode_context_section(blocks: Sequence[ContextBlock]) -> str:
