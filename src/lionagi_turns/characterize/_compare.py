@@ -87,30 +87,8 @@ def compare(
     kwargs: Mapping[str, Any] = (
         request.provider_kwargs if provider_kwargs is None else provider_kwargs
     )
-    compiled: Payload | None = None
-    compiled_exc: BaseException | None = None
-    try:
-        compiled_request = (
-            request
-            if provider_kwargs is None
-            else dataclasses.replace(request, provider_kwargs=provider_kwargs)
-        )
-        compiled = to_provider_messages(compile_chat_request(branch, compiled_request))
-    except Exception as exc:
-        compiled_exc = exc
-
-    legacy_request = (
-        request
-        if provider_kwargs is None
-        else _with_unchecked_kwargs(request, provider_kwargs)
-    )
-    legacy: Payload | None = None
-    legacy_exc: BaseException | None = None
-    try:
-        legacy = legacy_messages(branch, legacy_request)
-    except Exception as exc:
-        legacy_exc = exc
-
+    compiled, compiled_exc = _compiled_side(branch, request, provider_kwargs)
+    legacy, legacy_exc = _legacy_side(branch, request, provider_kwargs)
     facts = _Facts(branch, request, kwargs)
     state = _State(
         json.loads(json.dumps(legacy)) if legacy is not None else None,
@@ -118,6 +96,53 @@ def compare(
         legacy_exc,
         compiled_exc,
     )
+    state, used, labels = _explained(registry, facts, state)
+    return Comparison(
+        legacy=legacy,
+        compiled=compiled,
+        legacy_error=_describe(legacy_exc),
+        compiled_error=_describe(compiled_exc),
+        labels={i: tuple(ids) for i, ids in sorted(labels.items())},
+        unexplained=tuple(_unexplained(state)),
+        entries=tuple(used),
+    )
+
+
+def _compiled_side(
+    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, Any] | None
+) -> tuple[Payload | None, BaseException | None]:
+    """(the compiled provider messages, None) or (None, the exception the compile raised)."""
+    try:
+        compiled_request = (
+            request
+            if provider_kwargs is None
+            else dataclasses.replace(request, provider_kwargs=provider_kwargs)
+        )
+        return to_provider_messages(compile_chat_request(branch, compiled_request)), None
+    except Exception as exc:
+        return None, exc
+
+
+def _legacy_side(
+    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, Any] | None
+) -> tuple[Payload | None, BaseException | None]:
+    """(lionagi 0.36's provider messages, None) or (None, the exception lionagi raised)."""
+    legacy_request = (
+        request
+        if provider_kwargs is None
+        else _with_unchecked_kwargs(request, provider_kwargs)
+    )
+    try:
+        return legacy_messages(branch, legacy_request), None
+    except Exception as exc:
+        return None, exc
+
+
+def _explained(
+    registry: Sequence[IntendedDifference], facts: _Facts, state: _State
+) -> tuple[_State, list[str], dict[int, list[str]]]:
+    """The state after applying ``registry``'s entries in order until it is resolved, the
+    ids of the entries that changed it, and the entry ids explaining each message index."""
     used: list[str] = []
     labels: dict[int, list[str]] = {}
     for entry in registry:
@@ -130,16 +155,7 @@ def compare(
         for index in sorted(step.indices):
             labels.setdefault(index, []).append(entry.id)
         state = step.state
-
-    return Comparison(
-        legacy=legacy,
-        compiled=compiled,
-        legacy_error=_describe(legacy_exc),
-        compiled_error=_describe(compiled_exc),
-        labels={i: tuple(ids) for i, ids in sorted(labels.items())},
-        unexplained=tuple(_unexplained(state)),
-        entries=tuple(used),
-    )
+    return state, used, labels
 
 
 def _with_unchecked_kwargs(request: TurnRequest, kwargs: Mapping[str, Any]) -> TurnRequest:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
@@ -27,7 +28,7 @@ from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LIONAGI_VERSION, LoadedBranch
 from lionagi_turns.cli._sections import measure
 from lionagi_turns.cli._shape import header
-from lionagi_turns.cli._turn import turn_spec
+from lionagi_turns.cli._turn import TurnSpec, turn_spec
 from lionagi_turns.cli._views import bounded_rows, inert_text
 from lionagi_turns.core.contracts import ContextBlock
 
@@ -66,31 +67,10 @@ def diff_report(
         side = "lionagi" if comparison.compiled is None else "lionagi-turns"
         one_side = {"side": side, "messages": legacy or compiled}
         legacy = compiled = []
-    messages = []
-    for i in range(max(len(legacy), len(compiled))):
-        old = legacy[i] if i < len(legacy) else None
-        new = compiled[i] if i < len(compiled) else None
-        # Equal messages have an empty unified diff: skip the matcher (most of a long branch).
-        diff = [] if old == new else list(difflib.unified_diff(
-            message_lines(old),
-            message_lines(new),
-            fromfile=f"lionagi/messages[{i}]",
-            tofile=f"lionagi-turns/messages[{i}]",
-            lineterm="",
-        ))
-        messages.append({"index": i, "diff": diff, "labels": list(comparison.labels.get(i, ()))})
+    messages = _message_diffs(legacy, compiled, comparison.labels)
     labelled = {label for labels in comparison.labels.values() for label in labels}
     spec = turn_spec(loaded, instruction, blocks, None, "default")
-    try:
-        sections = compiled_turn(loaded, spec)[0]["sections"]
-    except (ValueError, TypeError):  # the compiler rejects it: compiled_error says why
-        sections = None
-    try:
-        legacy_sections = (
-            None if comparison.legacy is None else measure(comparison.legacy, None, ()).sections
-        )
-    except TypeError:  # lionagi's own payload holds content no section can measure (shown as is)
-        legacy_sections = None
+    sections, legacy_sections = _both_sections(loaded, spec, comparison.legacy)
     return {
         **header("diff", loaded),
         "instruction": spec.text,
@@ -108,6 +88,42 @@ def diff_report(
         "unexplained": list(comparison.unexplained),
         "ok": comparison.ok,
     }
+
+
+def _message_diffs(
+    legacy: list[Any], compiled: list[Any], labels: Mapping[int, tuple[str, ...]]
+) -> list[dict[str, Any]]:
+    """Per message index: its unified diff lines (empty when equal) and its entry labels."""
+    messages = []
+    for i in range(max(len(legacy), len(compiled))):
+        old = legacy[i] if i < len(legacy) else None
+        new = compiled[i] if i < len(compiled) else None
+        # Equal messages have an empty unified diff: skip the matcher (most of a long branch).
+        diff = [] if old == new else list(difflib.unified_diff(
+            message_lines(old),
+            message_lines(new),
+            fromfile=f"lionagi/messages[{i}]",
+            tofile=f"lionagi-turns/messages[{i}]",
+            lineterm="",
+        ))
+        messages.append({"index": i, "diff": diff, "labels": list(labels.get(i, ()))})
+    return messages
+
+
+def _both_sections(
+    loaded: LoadedBranch, spec: TurnSpec, legacy: Any
+) -> tuple[Any, Any]:
+    """(the compiled turn's sections, lionagi's payload's sections); None for a side the
+    compiler rejects or whose content no section can measure."""
+    try:
+        sections = compiled_turn(loaded, spec)[0]["sections"]
+    except (ValueError, TypeError):  # the compiler rejects it: compiled_error says why
+        sections = None
+    try:
+        legacy_sections = None if legacy is None else measure(legacy, None, ()).sections
+    except TypeError:  # lionagi's own payload holds content no section can measure (shown as is)
+        legacy_sections = None
+    return sections, legacy_sections
 
 
 def _intended(report: dict[str, Any], label: str, prefix: str) -> Text:

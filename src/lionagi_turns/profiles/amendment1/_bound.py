@@ -153,21 +153,11 @@ class Bound:
         self.exclusions = view_exclusions(branch, request.progression).left_out
         turns = projected.turns
         remember = not self.react and _switch.fast_path_enabled()
-        memo: _Memo | None = _memory.recall(branch) if remember else None
-        same = same_prefix(turns, memo.turns) if memo is not None else 0
-        measured = memo.measured if memo is not None else None
-        if measured is not None and measured.measure is not self.measure:
-            measured = None
+        memo, same, measured = self._recalled(turns, remember)
         self._measured = _Measured(self.measure) if remember else None
         first = self._history_start(projected, request, measured, same, memo)
 
-        # [lo, hi): the kept turns the memory holds unchanged (memo-relative [a, b)).
-        lo = hi = first
-        a = b = 0
-        if memo is not None:
-            lo = max(first, memo.first)
-            hi = max(lo, same)
-            a, b = lo - memo.first, hi - memo.first
+        lo, hi, a, b = _reused_span(first, same, memo)
         head, tail = turns[first:lo], turns[hi:]
         # Every kept turn's entry is derived only when the tool_results budget weighs them all.
         table = derived = weighed = None
@@ -178,22 +168,7 @@ class Bound:
             weighed = self._weighed(table, derived, first)
 
         cuts, pending_cut, start = self._results_cut(weighed, pending)
-        if memo is not None and a < b and cuts is None and memo.cuts is None:
-            # every reused turn's decision is _UNCUT now and was then: its output turn stands
-            out = _spliced(list(map(_uncut, head)), memo.out, a, b, list(map(_uncut, tail)))
-        else:
-            out = []
-            for i, turn in enumerate(turns[first:]):
-                cut = _UNCUT if cuts is None else cuts[i]
-                m = first + i - memo.first if memo is not None else -1
-                if (
-                    memo is not None
-                    and a <= m < b
-                    and cut == (_UNCUT if memo.cuts is None else memo.cuts[m])
-                ):
-                    out.append(memo.out[m])
-                else:
-                    out.append(_output(turn, _derive(turn) if derived is None else derived[i], cut))
+        out = _outputs(turns, first, cuts, derived, memo, (a, b), head, tail)
         pending_entry, pending_sources = _entry(pending, pending_cut)
 
         history, history_ends = _joined(
@@ -211,18 +186,10 @@ class Bound:
             list(map(_source_ids, tail)),
         )
         self.history_kept = history
-        if start == 0:
-            self.results_kept = sources + tuple(str(s.id) for s in projected.pending_sources)
-        else:
-            assert cuts is not None and derived is not None
-            self.results_kept = tuple(
-                str(s.id)
-                for (pairs, entry_sources), (cut, _) in (
-                    *zip(derived, cuts, strict=True),
-                    ((pending, tuple(projected.pending_sources)), pending_cut),
-                )
-                for s in _without(entry_sources, pairs[:cut])
-            )
+        self.results_kept = (
+            sources + tuple(str(s.id) for s in projected.pending_sources) if start == 0
+            else _cut_source_ids(derived, cuts, (pending, projected.pending_sources), pending_cut)
+        )
         self._memo = (
             _Memo(
                 turns=turns,  # the pipeline's lists are never changed once handed out
@@ -239,6 +206,18 @@ class Bound:
             else None
         )
         return Projection(out, pending_entry, list(projected.defects), pending_sources)
+
+    def _recalled(
+        self, turns: list[Turn], remember: bool
+    ) -> tuple[_Memo | None, int, _Measured | None]:
+        """(the branch's memory, how many leading turns it holds unchanged, its measures
+        when they were made with this call's ``measure``); nothing when not remembering."""
+        memo: _Memo | None = _memory.recall(self.branch) if remember else None
+        same = same_prefix(turns, memo.turns) if memo is not None else 0
+        measured = memo.measured if memo is not None else None
+        if measured is not None and measured.measure is not self.measure:
+            measured = None
+        return memo, same, measured
 
     # --------------------------------------------------------------------------- history
 
@@ -391,6 +370,67 @@ class Bound:
 
 
 # ------------------------------------------------------------------------------- per turn
+
+
+def _reused_span(first: int, same: int, memo: _Memo | None) -> tuple[int, int, int, int]:
+    """(lo, hi, a, b): ``[lo, hi)`` the kept turns the memory holds unchanged, ``[a, b)``
+    the same span relative to the memory's kept turns; empty without a memory."""
+    if memo is None:
+        return first, first, 0, 0
+    lo = max(first, memo.first)
+    hi = max(lo, same)
+    return lo, hi, lo - memo.first, hi - memo.first
+
+
+def _outputs(
+    turns: list[Turn],
+    first: int,
+    cuts: list[tuple[int, str]] | None,
+    derived: list[_Derived] | None,
+    memo: _Memo | None,
+    span: tuple[int, int],
+    head: list[Turn],
+    tail: list[Turn],
+) -> list[Turn]:
+    """The output turns for ``turns[first:]``: the memory's own object for a reused turn whose
+    budget decision is unchanged, else the turn with its entry (``cuts[i]``; None: uncut)."""
+    a, b = span
+    if memo is not None and a < b and cuts is None and memo.cuts is None:
+        # every reused turn's decision is _UNCUT now and was then: its output turn stands
+        return _spliced(list(map(_uncut, head)), memo.out, a, b, list(map(_uncut, tail)))
+    out = []
+    for i, turn in enumerate(turns[first:]):
+        cut = _UNCUT if cuts is None else cuts[i]
+        m = first + i - memo.first if memo is not None else -1
+        if (
+            memo is not None
+            and a <= m < b
+            and cut == (_UNCUT if memo.cuts is None else memo.cuts[m])
+        ):
+            out.append(memo.out[m])
+        else:
+            out.append(_output(turn, _derive(turn) if derived is None else derived[i], cut))
+    return out
+
+
+def _cut_source_ids(
+    derived: list[_Derived] | None,
+    cuts: list[tuple[int, str]] | None,
+    pending: tuple[tuple[_Pair, ...], Sequence[ActionResponse]],
+    pending_cut: tuple[int, str],
+) -> tuple[str, ...]:
+    """The ids of the results each entry keeps after its cut, the pending entry last (a
+    budget cut some result: every entry was derived and weighed)."""
+    assert cuts is not None and derived is not None
+    pending = (pending[0], tuple(pending[1]))
+    return tuple(
+        str(s.id)
+        for (pairs, entry_sources), (cut, _) in (
+            *zip(derived, cuts, strict=True),
+            (pending, pending_cut),
+        )
+        for s in _without(entry_sources, pairs[:cut])
+    )
 
 
 def _derive(turn: Turn) -> _Derived:

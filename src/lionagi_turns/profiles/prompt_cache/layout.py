@@ -65,7 +65,13 @@ from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.history import InstructionTurn, select_ids
 from lionagi_turns.core.pipeline import Trace, _current_record, compile_traced
 from lionagi_turns.core.profile import CompileProfile
-from lionagi_turns.core.render import CallOptions, ResultsSection, own_copy, render_view
+from lionagi_turns.core.render import (
+    CallOptions,
+    Content,
+    ResultsSection,
+    own_copy,
+    render_view,
+)
 from lionagi_turns.core.values import check_value, naming_record
 from lionagi_turns.memo import resume as _resume
 from lionagi_turns.memo import switch as _switch
@@ -222,40 +228,13 @@ def _compile_cached(
     if stale is not None:  # the records changed: the walk made under the old key is stale
         _resume.forget(branch, _reuse_key(stale))
     last, started = records.last, records.started
-
-    schemas = list(tool_schemas or ())
-    if tool_schemas is None:
-        section = recorded_tool_section(records.stable_blocks)
-    else:
-        section = memo_tool_section(branch, schemas, tool_section)
-    system = branch_system(branch)
-    stable = tuple(s for s in (system.rendered if system else "", section) if s)
-    registered = frozenset(n for s in schemas if (n := _tool_name(s)))
-
-    conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
-    later: tuple[ContextBlock, ...] = ()
-    if started is not None:
-        conversation_blocks = started.blocks or ()
-        later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
+    stable, section, registered = _stable_segment(branch, records, tool_schemas)
+    conversation_blocks, later = _split_context(request, started)
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
     refs = _tool_refs(list(request.tool_schemas), registered)  # the current instruction's
     as_sent = _AsSent(records)
-
-    def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
-        return CallOptions(refs, request.response_format, request.structure)
-
-    profile = CompileProfile(
-        name="adr-0127",
-        fold_system=False,
-        fold_context=bool(later),
-        fold_target="current",
-        envelope=lambda blocks: encode_context_section(later),
-        stable_blocks=lambda branch, request: stable,
-        current_options=current_options,
-        history_text=as_sent,
-        reuse=None if audit else _reuse_key(records.stamp),
-    )
+    profile = _cache_profile(stable, later, refs, as_sent, None if audit else records.stamp)
     if compose is not None:
         profile = compose.profile(profile, later)
         as_sent.results_section = profile.results_section
@@ -283,7 +262,92 @@ def _compile_cached(
     compiled = trace.compiled
     if compose is not None:
         compiled = replace(compiled, messages=compose.messages(trace))
-    messages = compiled.messages
+    record, previous_end = _sent_record(
+        branch, compiled.messages, last, stable, conversation, (current, durable_current),
+        conversation_blocks if started is None else None, later,
+    )
+    compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
+    return CachedCompile(
+        compiled,
+        CacheLayout(stable, conversation, previous_end, record.changes),
+        record,
+        trace,
+        _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
+    )
+
+
+def _stable_segment(
+    branch: Branch, records: ViewRecords, tool_schemas: Sequence[Any] | None
+) -> tuple[tuple[str, ...], str, frozenset[str]]:
+    """(the stable segment's blocks, its tool section, the registered tool names): the
+    system text and the tool section rendered from ``tool_schemas`` (None: the recorded
+    one)."""
+    schemas = list(tool_schemas or ())
+    if tool_schemas is None:
+        section = recorded_tool_section(records.stable_blocks)
+    else:
+        section = memo_tool_section(branch, schemas, tool_section)
+    system = branch_system(branch)
+    stable = tuple(s for s in (system.rendered if system else "", section) if s)
+    registered = frozenset(n for s in schemas if (n := _tool_name(s)))
+    return stable, section, registered
+
+
+def _split_context(
+    request: TurnRequest, started: SentRecord | None
+) -> tuple[tuple[ContextBlock, ...], tuple[ContextBlock, ...]]:
+    """(the conversation segment's blocks, the blocks this call folds into its turn): a new
+    conversation's are the request's; a started one's are its record's, and the request's
+    other blocks fold."""
+    if started is None:
+        return request.context_blocks, ()
+    conversation_blocks = started.blocks or ()
+    later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
+    return conversation_blocks, later
+
+
+def _cache_profile(
+    stable: tuple[str, ...],
+    later: tuple[ContextBlock, ...],
+    refs: Sequence[Any],
+    as_sent: _AsSent,
+    stamp: int | None,
+) -> CompileProfile:
+    """The ADR-0127 profile (see the module): the system unfolded, ``later`` folded into the
+    current instruction, tools by reference, historical instructions as sent; ``stamp``
+    None (an audit): no resumed walk."""
+
+    def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
+        return CallOptions(refs, request.response_format, request.structure)
+
+    return CompileProfile(
+        name="adr-0127",
+        fold_system=False,
+        fold_context=bool(later),
+        fold_target="current",
+        envelope=lambda blocks: encode_context_section(later),
+        stable_blocks=lambda branch, request: stable,
+        current_options=current_options,
+        history_text=as_sent,
+        reuse=None if stamp is None else _reuse_key(stamp),
+    )
+
+
+def _sent_record(
+    branch: Branch,
+    messages: tuple[CompiledMessage, ...],
+    last: SentRecord | None,
+    stable: tuple[str, ...],
+    conversation: tuple[str, ...],
+    texts: tuple[Content, Content],
+    blocks: tuple[ContextBlock, ...] | None,
+    later: tuple[ContextBlock, ...],
+) -> tuple[SentRecord, int | None]:
+    """(this request's record, ``CacheLayout.previous_end``): the changes against ``last``
+    (the history's last record), the prefix digest at the end of ``messages``. ``texts``:
+    the current instruction's sent text and its durable view; ``blocks``: a new
+    conversation's context blocks (None: a started conversation)."""
+    current, durable_current = texts
     marks = {len(messages)}
     if last is not None and last.messages <= len(messages):
         marks.add(last.messages)
@@ -306,20 +370,13 @@ def _compile_cached(
         basis=digest(durable_current),
         stable=stable_digest,
         conversation=conversation_digest,
-        blocks=tuple(conversation_blocks) if started is None else None,
+        blocks=tuple(blocks) if blocks is not None else None,
         messages=len(messages),
         prefix=digests[len(messages)],
         changes=changes,
         fold=later or None,
     )
-    compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
-    return CachedCompile(
-        compiled,
-        CacheLayout(stable, conversation, previous_end, changes),
-        record,
-        trace,
-        _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
-    )
+    return record, previous_end
 
 
 class Compose(Protocol):
