@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi._errors import NotFoundError
 
-from lionagi_turns.characterize._facts import Payload, _Facts, _State
+from lionagi_turns.characterize._facts import Facts, Payload, State
 from lionagi_turns.characterize.legacy import legacy_messages
 from lionagi_turns.characterize.registry import REGISTRY, IntendedDifference
 from lionagi_turns.core.contracts import TurnRequest
@@ -89,8 +89,8 @@ def compare(
     )
     compiled, compiled_exc = _compiled_side(branch, request, provider_kwargs)
     legacy, legacy_exc = _legacy_side(branch, request, provider_kwargs)
-    facts = _Facts(branch, request, kwargs)
-    state = _State(
+    facts = Facts(branch, request, kwargs)
+    state = State(
         json.loads(json.dumps(legacy)) if legacy is not None else None,
         json.loads(json.dumps(compiled)) if compiled is not None else None,
         legacy_exc,
@@ -139,8 +139,8 @@ def _legacy_side(
 
 
 def _explained(
-    registry: Sequence[IntendedDifference], facts: _Facts, state: _State
-) -> tuple[_State, list[str], dict[int, list[str]]]:
+    registry: Sequence[IntendedDifference], facts: Facts, state: State
+) -> tuple[State, list[str], dict[int, list[str]]]:
     """The state after applying ``registry``'s entries in order until it is resolved, the
     ids of the entries that changed it, and the entry ids explaining each message index."""
     used: list[str] = []
@@ -177,7 +177,7 @@ def _equivalent_errors(legacy: BaseException, compiled: BaseException) -> bool:
     return True
 
 
-def _unexplained(state: _State) -> list[str]:
+def _unexplained(state: State) -> list[str]:
     if state.resolved:
         return []
     if state.legacy_exc is not None or state.compiled_exc is not None:

@@ -181,7 +181,7 @@ def _constant(name: str) -> Any:
     return _Refused(f"{name} is not a JSON number (non-finite numbers are refused)")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def parse_json(raw: bytes, path: str | Path = "<data>") -> Any:
@@ -222,7 +222,7 @@ def _clean(data: Any, surrogates: bool) -> bool:
     """True when ``_check_values`` would refuse nothing in ``data``: one walk with no paths
     kept; ``surrogates`` False skips the lone-surrogate search (the text has no such escape)."""
     stack: list[tuple[Any, int]] = [(data, 1)]
-    search = _SURROGATE.search
+    search = LONE_SURROGATE.search
     while stack:
         value, depth = stack.pop()
         if depth > MAX_DEPTH:
@@ -251,7 +251,7 @@ def _check_values(data: Any, path: str | Path) -> None:
         if depth > MAX_DEPTH:
             raise BranchLoadError(path, _too_deep())
         if isinstance(value, str):
-            if _SURROGATE.search(value):
+            if LONE_SURROGATE.search(value):
                 _refuse_at(path, trail, "holds a lone surrogate (not valid Unicode text)")
         elif isinstance(value, dict):
             if isinstance(value, _Duplicated):
@@ -263,7 +263,7 @@ def _check_values(data: Any, path: str | Path) -> None:
                     "keep one",
                 )
             for key, item in value.items():
-                if _SURROGATE.search(key):
+                if LONE_SURROGATE.search(key):
                     _refuse_at(path, (*trail, key), "has a key with a lone surrogate")
                 stack.append((item, depth + 1, (*trail, key)))
         elif isinstance(value, list):

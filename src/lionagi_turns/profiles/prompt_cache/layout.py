@@ -62,13 +62,12 @@ from lionagi_turns.core.contracts import (
     TurnRequest,
 )
 from lionagi_turns.core.envelope import encode_context_section
-from lionagi_turns.core.history import InstructionTurn, select_ids
+from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.pipeline import Trace, _current_record, compile_traced
 from lionagi_turns.core.profile import CompileProfile
 from lionagi_turns.core.render import (
     CallOptions,
     Content,
-    ResultsSection,
     own_copy,
     render_view,
 )
@@ -76,7 +75,7 @@ from lionagi_turns.core.values import check_value, naming_record
 from lionagi_turns.memo import resume as _resume
 from lionagi_turns.memo import switch as _switch
 from lionagi_turns.memo.yaml import minimal_yaml
-from lionagi_turns.profiles.prompt_cache.compose import verified_with_results
+from lionagi_turns.profiles.prompt_cache.as_sent import AsSent, IgnoredRecord, ignored_records
 from lionagi_turns.profiles.prompt_cache.memo import ViewRecords, prefix_digests, view_records
 from lionagi_turns.profiles.prompt_cache.memo import tool_section as memo_tool_section
 from lionagi_turns.profiles.prompt_cache.record import (
@@ -120,16 +119,6 @@ class CacheLayout:
     @property
     def system_blocks(self) -> list[str]:
         return [*self.stable, *self.conversation]
-
-
-@dataclass(frozen=True, slots=True)
-class IgnoredRecord:
-    """A prompt-cache record the compile did not use, and why: ``position``/``id`` of its
-    instruction in the view (None for the recorded tool section, which no position names)."""
-
-    position: int | None
-    id: str | None
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +222,7 @@ def _compile_cached(
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
     refs = _tool_refs(list(request.tool_schemas), registered)  # the current instruction's
-    as_sent = _AsSent(records)
+    as_sent = AsSent(records)
     profile = _cache_profile(stable, later, refs, as_sent, None if audit else records.stamp)
     if compose is not None:
         profile = compose.profile(profile, later)
@@ -272,7 +261,9 @@ def _compile_cached(
         CacheLayout(stable, conversation, previous_end, record.changes),
         record,
         trace,
-        _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
+        ignored_records(
+            records, as_sent.unverified if audit else {}, tool_schemas is None, section
+        ),
     )
 
 
@@ -310,7 +301,7 @@ def _cache_profile(
     stable: tuple[str, ...],
     later: tuple[ContextBlock, ...],
     refs: Sequence[Any],
-    as_sent: _AsSent,
+    as_sent: AsSent,
     stamp: int | None,
 ) -> CompileProfile:
     """The ADR-0127 profile (see the module): the system unfolded, ``later`` folded into the
@@ -395,59 +386,6 @@ class Compose(Protocol):
 
 def _sectioned(profile: CompileProfile) -> dict[str, Any]:
     return {} if profile.results_section is None else {"results_section": profile.results_section}
-
-
-class _AsSent:
-    """The profile's ``history_text``: a historical instruction as it was sent, while its
-    durable rendering is the recorded one and its text verifies; its durable rendering
-    otherwise. ``unverified``: the records whose text did not verify, by view position."""
-
-    def __init__(self, records: ViewRecords) -> None:
-        self.records = records
-        self.unverified: dict[int, IgnoredRecord] = {}
-        # a composed profile's results section (``_cache_compose``); None: the seed's merge
-        self.results_section: ResultsSection | None = None
-
-    def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
-        record, text = self.records.sent_record(turn, rendered)
-        if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
-            return rendered
-        if text is None and self.results_section is not None:
-            text = verified_with_results(turn, rendered, record, self.results_section)
-        if text is None:  # a record without a text is listed by view_records already
-            if record.text is not None:
-                self.unverified[turn.position] = IgnoredRecord(
-                    turn.position, str(turn.message.id), _UNVERIFIED
-                )
-            return rendered
-        return own_copy(text)
-
-
-def _ignored(
-    records: ViewRecords,
-    unverified: dict[int, IgnoredRecord],
-    recorded_stable: bool,
-    section: str,
-) -> tuple[IgnoredRecord, ...]:
-    """``CachedCompile.ignored``: the records ``view_records`` rejected, those whose text did
-    not verify, and a recorded stable segment read without its tool section, by position (the
-    stable segment first)."""
-    out = [IgnoredRecord(p, str(uid), reason) for p, uid, reason in records.rejected]
-    out += unverified.values()
-    blocks = records.stable_blocks
-    if recorded_stable and blocks and len(blocks) > 1 and not section:
-        out.append(IgnoredRecord(None, None, _NO_TOOL_SECTION))
-    return tuple(sorted(out, key=lambda i: -1 if i.position is None else i.position))
-
-
-_UNVERIFIED = (
-    "its recorded sent text is not this instruction's durable rendering plus the response "
-    "sections the profile renders; its durable view is sent instead"
-)
-_NO_TOOL_SECTION = (
-    "the recorded stable segment holds no tool section the profile renders; the stable "
-    "segment shown is the system text alone"
-)
 
 
 def _reuse_key(stamp: int) -> tuple[str, int]:
