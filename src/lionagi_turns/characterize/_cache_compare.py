@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lionagi_turns.characterize._facts import JsonObject
 from lionagi_turns.characterize._sections import (
     render_sections,
     section_text,
@@ -43,7 +44,7 @@ from lionagi_turns.core.envelope import encode_context_section
 
 __all__ = ("CACHE_REGISTRY", "CacheComparison", "compare_cache_bodies")
 
-Body = dict[str, Any]
+Body = JsonObject
 Blocks = Sequence[tuple[str, str]]
 _LOOKBACK = 20
 
@@ -68,7 +69,7 @@ class CacheComparison:
         return not self.unexplained
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
+def _blocks(content: Any) -> list[JsonObject]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [dict(b) for b in content]

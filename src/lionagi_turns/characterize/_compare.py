@@ -74,7 +74,7 @@ def compare(
     request: TurnRequest,
     *,
     registry: Sequence[IntendedDifference] = REGISTRY,
-    provider_kwargs: Mapping[str, Any] | None = None,
+    provider_kwargs: Mapping[str, object] | None = None,
 ) -> Comparison:
     """Compare lionagi 0.36's provider messages with the compiled ones for ``request``.
 
@@ -84,7 +84,7 @@ def compare(
     ``TurnRequest`` built with it (so a reserved key fails as the ADR says). Neither the branch
     nor ``request`` is modified.
     """
-    kwargs: Mapping[str, Any] = (
+    kwargs: Mapping[str, object] = (
         request.provider_kwargs if provider_kwargs is None else provider_kwargs
     )
     compiled, compiled_exc = _compiled_side(branch, request, provider_kwargs)
@@ -109,7 +109,7 @@ def compare(
 
 
 def _compiled_side(
-    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, Any] | None
+    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, object] | None
 ) -> tuple[Payload | None, BaseException | None]:
     """(the compiled provider messages, None) or (None, the exception the compile raised)."""
     try:
@@ -124,7 +124,7 @@ def _compiled_side(
 
 
 def _legacy_side(
-    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, Any] | None
+    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, object] | None
 ) -> tuple[Payload | None, BaseException | None]:
     """(lionagi 0.36's provider messages, None) or (None, the exception lionagi raised)."""
     legacy_request = (
@@ -158,7 +158,7 @@ def _explained(
     return state, used, labels
 
 
-def _with_unchecked_kwargs(request: TurnRequest, kwargs: Mapping[str, Any]) -> TurnRequest:
+def _with_unchecked_kwargs(request: TurnRequest, kwargs: Mapping[str, object]) -> TurnRequest:
     """``request`` carrying ``kwargs`` for lionagi, which accepts any keys (a reserved one
     included, which the TurnRequest constructor would refuse)."""
     copy = dataclasses.replace(request)
@@ -204,7 +204,7 @@ def _unexplained(state: State) -> list[str]:
     return out
 
 
-def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+def _first_difference(a: Mapping[str, object], b: Mapping[str, object]) -> str:
     left = json.dumps(a.get("content"), ensure_ascii=False)
     right = json.dumps(b.get("content"), ensure_ascii=False)
     at = next(

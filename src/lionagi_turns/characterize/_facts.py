@@ -25,7 +25,9 @@ from lionagi_turns.core.history import InstructionTurn, Projection, project_hist
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-Payload = list[dict[str, Any]]
+# One JSON object: a provider message, a context block's document, a rendered result.
+JsonObject = dict[str, Any]
+Payload = list[JsonObject]
 
 
 # --------------------------------------------------------------------------- outcomes
@@ -63,7 +65,7 @@ class Source:
     """The instruction one compiled user message was rendered from."""
 
     content: InstructionContent
-    results: tuple[dict[str, Any], ...]
+    results: tuple[JsonObject, ...]
     fold_target: bool
 
 
@@ -71,7 +73,7 @@ class Facts:
     """What the branch and request say about this turn, computed on demand."""
 
     def __init__(
-        self, branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, Any]
+        self, branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, object]
     ) -> None:
         self.branch = branch
         self.request = request
@@ -161,7 +163,7 @@ def plain_value(value: Any) -> Any:
     return value
 
 
-def added_results(content: InstructionContent, results: Sequence[dict[str, Any]]) -> list[Any]:
+def added_results(content: InstructionContent, results: Sequence[JsonObject]) -> list[Any]:
     """The results folded into ``content``'s context: each one not equal to an item already
     there (ADR D2.2)."""
     merged = list(content.prompt_context)

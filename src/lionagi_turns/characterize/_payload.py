@@ -15,6 +15,7 @@ from lionagi.libs.schema.minimal_yaml import minimal_yaml
 
 from lionagi_turns.characterize._facts import (
     Facts,
+    JsonObject,
     Payload,
     Source,
     State,
@@ -100,7 +101,7 @@ def pending_results_current(facts: Facts, state: State) -> Step | None:
     if not facts.has_system or facts.projection.turns or not facts.projection.pending:
         return None
 
-    def rewrite(doc: dict[str, Any], source: Source) -> dict[str, Any] | None:
+    def rewrite(doc: JsonObject, source: Source) -> JsonObject | None:
         added = added_results(source.content, source.results)
         if not added:
             return None
@@ -119,7 +120,7 @@ def systemless_context(facts: Facts, state: State) -> Step | None:
     if facts.has_system or not facts.blocks:
         return None
 
-    def rewrite(doc: dict[str, Any], source: Source) -> dict[str, Any] | None:
+    def rewrite(doc: JsonObject, source: Source) -> JsonObject | None:
         if doc.get("Guidance") != facts.compiled_fold(source.content.guidance):
             return None
         return {"Guidance": plain_value(source.content.guidance)}
@@ -133,7 +134,7 @@ def context_envelope(facts: Facts, state: State) -> Step | None:
     if not facts.has_system or not facts.blocks:
         return None
 
-    def rewrite(doc: dict[str, Any], source: Source) -> dict[str, Any] | None:
+    def rewrite(doc: JsonObject, source: Source) -> JsonObject | None:
         guidance = guidance_text(source.content.guidance)
         if doc.get("Guidance") != facts.compiled_fold(source.content.guidance):
             return None
@@ -149,7 +150,7 @@ def fold_separators(facts: Facts, state: State) -> Step | None:
     if not facts.has_system:
         return None
 
-    def rewrite(doc: dict[str, Any], source: Source) -> dict[str, Any] | None:
+    def rewrite(doc: JsonObject, source: Source) -> JsonObject | None:
         parts = (facts.system, facts.joined_blocks, guidance_text(source.content.guidance))
         if doc.get("Guidance") != "\n\n".join(p for p in parts if p):
             return None

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
 
-from lionagi_turns.characterize._facts import Facts, Source, State, Step
+from lionagi_turns.characterize._facts import Facts, JsonObject, Source, State, Step
 from lionagi_turns.characterize._sections import (
     content_text,
     render_sections,
@@ -22,7 +21,7 @@ from lionagi_turns.characterize._sections import (
 
 # A section rewrite gets the message's loaded sections and its source and returns the new
 # values of the sections it changes, or None when the message is not in the predicted form.
-_SectionRewrite = Callable[[dict[str, Any], Source], dict[str, Any] | None]
+_SectionRewrite = Callable[[JsonObject, Source], JsonObject | None]
 
 
 def rewrite_user_sections(
@@ -38,7 +37,7 @@ def rewrite_user_sections(
         sections = split_sections(text)
         if sections is None:
             return None
-        values: dict[str, Any] = {}
+        values: JsonObject = {}
         for position, (key, raw) in enumerate(sections):
             loaded, value = section_value(raw, key, last=position == len(sections) - 1)
             if not loaded:

@@ -47,7 +47,9 @@ from __future__ import annotations
 import gc
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
+
+from lionagi_turns.cli._json import JsonObject
 
 # Effective for lionagi settings read after this point; the loader also pins the branch's log
 # manager to never save (_load), since the package may have imported lionagi already.
@@ -248,7 +250,7 @@ def _amended(
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
     from lionagi_turns.amendment1 import SectionBudgetRefused
 
-    def build() -> tuple[dict[str, Any], Measured]:
+    def build() -> tuple[JsonObject, Measured]:
         try:
             return amended_turn(loaded, spec, budgets, ceiling)
         except SectionBudgetRefused as exc:
@@ -337,7 +339,7 @@ def _branch_diff(
     b: LoadedBranch,
     instruction: str | None,
     blocks: tuple[ContextBlock, ...],
-) -> dict[str, Any]:
+) -> JsonObject:
     from lionagi_turns.cli._branch_diff import branch_diff_report, side
 
     spec_a = turn_spec(a, instruction, blocks, None, "default")

@@ -24,6 +24,7 @@ from rich.text import Text
 
 from lionagi_turns.cli._compile import compiled_turn, shown_from
 from lionagi_turns.cli._inputs import next_request
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LIONAGI_VERSION, LoadedBranch
 from lionagi_turns.cli._sections import measure
@@ -35,7 +36,7 @@ from lionagi_turns.core.contracts import ContextBlock
 __all__ = ("diff_report", "message_lines", "render_diff")
 
 
-def message_lines(message: dict[str, Any] | None) -> list[str]:
+def message_lines(message: JsonObject | None) -> list[str]:
     if message is None:
         return []
     content = message["content"]
@@ -47,7 +48,7 @@ def message_lines(message: dict[str, Any] | None) -> list[str]:
 
 def diff_report(
     loaded: LoadedBranch, instruction: str | None = None, blocks: tuple[ContextBlock, ...] = ()
-) -> dict[str, Any]:
+) -> JsonObject:
     """Both payloads of the next turn compared (``characterize.compare``): per compiled
     message index its unified diff lines (empty when identical) and the ids of the entries that
     explain it; the entries that explain an error outcome; what no entry explains; ``ok``."""
@@ -61,7 +62,7 @@ def diff_report(
     }
     legacy = comparison.legacy or []
     compiled = comparison.compiled or []
-    one_side: dict[str, Any] | None = None
+    one_side: JsonObject | None = None
     if (comparison.legacy is None) != (comparison.compiled is None):
         # One side raised: show what the other side sends instead of diffing against nothing.
         side = "lionagi" if comparison.compiled is None else "lionagi-turns"
@@ -92,7 +93,7 @@ def diff_report(
 
 def _message_diffs(
     legacy: list[Any], compiled: list[Any], labels: Mapping[int, tuple[str, ...]]
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """Per message index: its unified diff lines (empty when equal) and its entry labels."""
     messages = []
     for i in range(max(len(legacy), len(compiled))):
@@ -126,7 +127,7 @@ def _both_sections(
     return sections, legacy_sections
 
 
-def _intended(report: dict[str, Any], label: str, prefix: str) -> Text:
+def _intended(report: JsonObject, label: str, prefix: str) -> Text:
     entry = report["entries"].get(label)
     if entry is None:
         return Text.assemble((prefix, "yellow"), inert_text(label))
@@ -137,7 +138,7 @@ def _intended(report: dict[str, Any], label: str, prefix: str) -> Text:
     )
 
 
-def render_diff(console: Console, report: dict[str, Any], last: int | None = None) -> None:
+def render_diff(console: Console, report: JsonObject, last: int | None = None) -> None:
     """The text view of ``report``: each differing message framed, its labels under it, then
     the verdict (with ``last``, only the last ``last`` message indexes, a line saying how many
     are left out). Every shown line is inert and bounded (``_views``)."""
@@ -190,7 +191,7 @@ def render_diff(console: Console, report: dict[str, Any], last: int | None = Non
     )
 
 
-def _diff_frame(out: Lines, report: dict[str, Any], message: dict[str, Any]) -> None:
+def _diff_frame(out: Lines, report: JsonObject, message: JsonObject) -> None:
     """One message's unified diff framed, then the registry entries that explain it."""
     i = message["index"]
     if not message["diff"]:
@@ -210,7 +211,7 @@ def _diff_frame(out: Lines, report: dict[str, Any], message: dict[str, Any]) -> 
         out.write(_intended_line(out, report, label, "  ↳ intended: "))
 
 
-def _intended_line(out: Lines, report: dict[str, Any], label: str, prefix: str) -> str:
+def _intended_line(out: Lines, report: JsonObject, label: str, prefix: str) -> str:
     entry = report["entries"].get(label)
     if entry is None:
         return out.styled(prefix, "yellow") + out.inert(label)

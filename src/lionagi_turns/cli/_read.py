@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lionagi_turns.cli._json import JsonObject
+
 __all__ = (
     "DEFAULT_MAX_BYTES",
     "MAX_DEPTH",
@@ -142,17 +144,17 @@ class _Refused:
         self.problem = problem
 
 
-class _Duplicated(dict[str, Any]):
+class _Duplicated(JsonObject):
     """A JSON object that repeated a key (the last value kept, as ``json`` does)."""
 
     __slots__ = ("duplicates",)
 
-    def __init__(self, pairs: dict[str, Any], duplicates: list[str]) -> None:
+    def __init__(self, pairs: JsonObject, duplicates: list[str]) -> None:
         super().__init__(pairs)
         self.duplicates = duplicates
 
 
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _object(pairs: list[tuple[str, Any]]) -> JsonObject:
     obj = dict(pairs)
     if len(obj) == len(pairs):
         return obj
