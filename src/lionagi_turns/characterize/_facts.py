@@ -132,7 +132,7 @@ class Facts:
             for k, (index, (content, results)) in enumerate(zip(users, sources, strict=True))
         ]
 
-    def compiled_fold(self, guidance: Any) -> str:
+    def compiled_fold(self, guidance: object) -> str:
         """ADR D2.4: system, context section, guidance; non-empty ones joined by two newlines."""
         return "\n\n".join(p for p in (self.system, self.envelope, guidance_text(guidance)) if p)
 
@@ -144,7 +144,7 @@ def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
     return pile
 
 
-def guidance_text(guidance: Any) -> str:
+def guidance_text(guidance: object) -> str:
     """Guidance as the fold shows it (intended-differences §5): falsy is absent, text as is,
     anything else minimal YAML."""
     if not guidance:
@@ -154,7 +154,7 @@ def guidance_text(guidance: Any) -> str:
     return minimal_yaml(plain_value(guidance)).strip()
 
 
-def plain_value(value: Any) -> Any:
+def plain_value(value: object) -> Any:
     """``value`` with lionagi's tracked containers turned into plain dicts and lists."""
     if isinstance(value, Mapping):
         return {k: plain_value(v) for k, v in value.items()}

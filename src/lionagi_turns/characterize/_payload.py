@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any
 
 import yaml
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
@@ -188,14 +187,14 @@ def image_url_normalised(facts: Facts, state: State) -> Step | None:
     return Step(dataclasses.replace(state, legacy=legacy), frozenset(changed))
 
 
-def _image_url(part: Any) -> str | None:
+def _image_url(part: object) -> str | None:
     if not isinstance(part, dict) or part.get("type") != "image_url":
         return None
     url = (part.get("image_url") or {}).get("url")
     return url if isinstance(url, str) else None
 
 
-def _image_urls(content: Any) -> list[str]:
+def _image_urls(content: object) -> list[str]:
     if not isinstance(content, list):
         return []
     return [u for u in map(_image_url, content) if u is not None]

@@ -17,7 +17,6 @@ section's authority, posture, budget, kept and left-out; and ``check``'s view ex
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -115,7 +114,7 @@ def amended_turn(
     return report, measured
 
 
-def refused_summary(exc: Any) -> str:
+def refused_summary(exc: object) -> str:
     """The refused sections of a ``SectionBudgetRefused`` and every record, one line."""
     parts = [
         f"{r['section']}({r['authority']}, {r['posture']}, budget {r['budget']}, "

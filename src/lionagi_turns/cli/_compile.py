@@ -66,7 +66,7 @@ __all__ = (
 TOKENIZER = {"encoding": ENCODING, "package": "bpe-openai"}
 
 
-def text_of(content: Any) -> tuple[str, int]:
+def text_of(content: object) -> tuple[str, int]:
     """The text of a message's content (its text parts, one per line) and its images."""
     texts, images = text_parts(content)
     return "\n".join(texts), images

@@ -220,7 +220,7 @@ def _too_deep() -> str:
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _clean(data: Any, surrogates: bool) -> bool:
+def _clean(data: object, surrogates: bool) -> bool:
     """True when ``_check_values`` would refuse nothing in ``data``: one walk with no paths
     kept; ``surrogates`` False skips the lone-surrogate search (the text has no such escape)."""
     stack: list[tuple[Any, int]] = [(data, 1)]
@@ -245,7 +245,7 @@ def _clean(data: Any, surrogates: bool) -> bool:
     return True
 
 
-def _check_values(data: Any, path: str | Path) -> None:
+def _check_values(data: object, path: str | Path) -> None:
     """Walk the parsed document once, iteratively, for the values ``parse_json`` refuses."""
     stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
     while stack:

@@ -26,7 +26,6 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -146,7 +145,7 @@ def console() -> Console:
     return _Console(highlight=False, soft_wrap=False, markup=False, emoji=False)
 
 
-def print_json(value: Any) -> None:
+def print_json(value: object) -> None:
     """``value`` as indented JSON on standard output, as UTF-8 whatever the locale;
     ``ClosedPipe`` when the reader has gone."""
     text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
