@@ -59,6 +59,7 @@ from lionagi_turns.profiles.amendment1._contracts import (
     SECTIONS,
     CompiledChatRequest,
     CompiledMessage,
+    ContextBlock,
     LeftOut,
     SectionBound,
     SectionBudgetRefused,
@@ -201,14 +202,14 @@ def _checked_arguments(
     return budgets
 
 
-def _charge_context(stepper: Stepper, blocks: Sequence[Any], meter: Meter) -> None:
+def _charge_context(stepper: Stepper, blocks: Sequence[ContextBlock], meter: Meter) -> None:
     """Adds the admitted context blocks' canonical entries to the ceiling's fixed part."""
     context = sum(meter.text(json_dumps(block_entry(b), sort_keys=True)) for b in blocks)
     stepper.fixed += context
     stepper.parts["context"] = context
 
 
-def _seed_request(request: TurnRequest, blocks: Sequence[Any]) -> SeedRequest:
+def _seed_request(request: TurnRequest, blocks: Sequence[ContextBlock]) -> SeedRequest:
     """The default pipeline's request: ``request`` with only the admitted context blocks."""
     return SeedRequest(
         instruction=request.instruction,
@@ -239,7 +240,7 @@ def _section_bounds(
     budgets: SectionBudgets,
     stepper: Stepper | None,
     state: Bound,
-    blocks: Sequence[Any],
+    blocks: Sequence[ContextBlock],
     context_left: tuple[LeftOut, ...],
 ) -> tuple[SectionBound, ...]:
     """D7's five records, in ``SECTIONS`` order: what each section kept and left out."""
@@ -321,7 +322,7 @@ def _note(name: str, hint: str, ceiling: InputCeiling | None) -> str:
 
 def _admit_blocks(
     request: TurnRequest, budget: int | None, meter: Meter
-) -> tuple[list[Any], tuple[LeftOut, ...]]:
+) -> tuple[list[ContextBlock], tuple[LeftOut, ...]]:
     left: list[LeftOut] = list(request.skipped)
     if budget is None:
         return list(request.context_blocks), tuple(left)

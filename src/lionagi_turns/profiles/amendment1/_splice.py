@@ -6,12 +6,17 @@ from __future__ import annotations
 
 from array import array
 from itertools import accumulate, chain
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lionagi_turns.core.history import Turn
 
 __all__ = ("joined", "spliced")
 
 
-def spliced(head: list[Any], remembered: list[Any], a: int, b: int, tail: list[Any]) -> list[Any]:
+def spliced(
+    head: list[Turn], remembered: list[Turn], a: int, b: int, tail: list[Turn]
+) -> list[Turn]:
     """``head + remembered[a:b] + tail``, copying the remembered part once."""
     out = remembered[a:b] if a < b else []
     if head:

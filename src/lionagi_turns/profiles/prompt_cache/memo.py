@@ -86,6 +86,7 @@ from lionagi_turns.profiles.prompt_cache.sent import check_sent
 from lionagi_turns.profiles.prompt_cache.slots import (
     SLOTS,
     Chain,
+    Slot,
     Unplain,
     plain_copy,
     slot_count,
@@ -168,6 +169,11 @@ class Held:
     copies: tuple[Any, ...]
 
 
+def _slot(branch: Branch) -> Slot[Held]:
+    """The branch's slot (``slots.slot_of``), holding this module's ``Held``."""
+    return slot_of(branch)
+
+
 # --------------------------------------------------------------------------- records
 
 
@@ -177,7 +183,7 @@ def view_records(branch: Branch, view: tuple[UUID, ...]) -> tuple[ViewRecords, i
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
     if not fast_path_enabled():
         return _read(pile, view, memo=False)[0], None
-    slot = slot_of(branch)
+    slot = _slot(branch)
     held, previous = slot.held, slot.stamp
     kept = _extend(held, pile, view) if held is not None else None
     if kept is None:
@@ -305,7 +311,7 @@ def tool_section(branch: Branch, schemas: list[Any], render: Callable[[list[Any]
     ``repr``, so ``-0.0`` is not ``0.0``)."""
     if not schemas or not fast_path_enabled():
         return render(schemas)
-    slot = slot_of(branch)
+    slot = _slot(branch)
     kept = slot.tools
     if kept is not None and _same_plain(schemas, kept[0]):
         return kept[1]
@@ -343,7 +349,7 @@ def prefix_digests(
     """``_cache_record.prefix_digests(messages, marks)`` (module contract)."""
     if not fast_path_enabled():
         return _cache_record.prefix_digests(messages, marks)
-    slot = slot_of(branch)
+    slot = _slot(branch)
     chain = slot.chain
     total = len(messages)
     start, state = 0, None

@@ -8,13 +8,12 @@ from __future__ import annotations
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
     from lionagi_turns.core.contracts import CompiledMessage
-    from lionagi_turns.profiles.prompt_cache.memo import Held
 
 __all__ = ("SLOTS", "Chain", "Slot", "Unplain", "plain_copy", "slot_count", "slot_of")
 
@@ -48,21 +47,24 @@ class Chain:
     states: tuple[tuple[int, Any], ...]  # (length, sha256 state after that many), ascending
 
 
-class Slot:
+H = TypeVar("H")  # what the slot keeps of the last answer (``memo.Held``)
+
+
+class Slot(Generic[H]):
     __slots__ = ("chain", "held", "stamp", "tools")
 
     def __init__(self) -> None:
-        self.held: Held | None = None
+        self.held: H | None = None
         self.stamp: int | None = None  # the last answer's (also when it could not be held)
         self.chain: Chain | None = None
         self.tools: tuple[Any, str] | None = None  # (copy of the schemas, their section)
 
 
-SLOTS: dict[int, tuple[weakref.ref[Any], Slot]] = {}
+SLOTS: dict[int, tuple[weakref.ref[Any], Slot[Any]]] = {}
 _lock = threading.Lock()
 
 
-def slot_of(branch: Branch) -> Slot:
+def slot_of(branch: Branch) -> Slot[Any]:
     key = id(branch)
     entry = SLOTS.get(key)
     if entry is not None and entry[0]() is branch:
@@ -72,7 +74,7 @@ def slot_of(branch: Branch) -> Slot:
         if entry is not None and entry[0]() is branch:
             return entry[1]
         ref = weakref.ref(branch)
-        slot = Slot()
+        slot: Slot[Any] = Slot()
         SLOTS[key] = (ref, slot)
     weakref.finalize(branch, _forget, key, ref)
     return slot
