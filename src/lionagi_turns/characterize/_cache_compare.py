@@ -32,18 +32,19 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lionagi_turns.characterize._facts import JsonObject
 from lionagi_turns.characterize._sections import (
-    _render_sections,
-    _section_text,
-    _section_value,
-    _sections,
+    render_sections,
+    section_text,
+    section_value,
+    split_sections,
 )
 from lionagi_turns.core.contracts import ContextBlock
 from lionagi_turns.core.envelope import encode_context_section
 
 __all__ = ("CACHE_REGISTRY", "CacheComparison", "compare_cache_bodies")
 
-Body = dict[str, Any]
+Body = JsonObject
 Blocks = Sequence[tuple[str, str]]
 _LOOKBACK = 20
 
@@ -68,7 +69,7 @@ class CacheComparison:
         return not self.unexplained
 
 
-def _blocks(content: Any) -> list[dict[str, Any]]:
+def _blocks(content: Any) -> list[JsonObject]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [dict(b) for b in content]
@@ -127,16 +128,16 @@ def segment_marks(
 def _guidance_rewrite(text: str, change: Callable[[Any], Any | None]) -> str | None:
     """``text`` with its Guidance section's value replaced by ``change(value)`` (None: not in
     the predicted form); the other sections keep their exact bytes."""
-    sections = _sections(text)
+    sections = split_sections(text)
     if not sections or sections[0][0] != "Guidance":
         return None
-    loaded, value = _section_value(sections[0][1], "Guidance", last=len(sections) == 1)
+    loaded, value = section_value(sections[0][1], "Guidance", last=len(sections) == 1)
     if not loaded or not isinstance(value, str):
         return None
     new = change(value)
     if new is None:
         return None
-    return _render_sections([("Guidance", _section_text("Guidance", new)), *sections[1:]])
+    return render_sections([("Guidance", section_text("Guidance", new)), *sections[1:]])
 
 
 def _user_texts(body: Body) -> list[tuple[int, str]]:

@@ -24,11 +24,11 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi._errors import NotFoundError
 
-from lionagi_turns.characterize._facts import Payload, _Facts, _State
+from lionagi_turns.characterize._facts import Facts, Payload, State
 from lionagi_turns.characterize.legacy import legacy_messages
 from lionagi_turns.characterize.registry import REGISTRY, IntendedDifference
 from lionagi_turns.core.contracts import TurnRequest
@@ -74,7 +74,7 @@ def compare(
     request: TurnRequest,
     *,
     registry: Sequence[IntendedDifference] = REGISTRY,
-    provider_kwargs: Mapping[str, Any] | None = None,
+    provider_kwargs: Mapping[str, object] | None = None,
 ) -> Comparison:
     """Compare lionagi 0.36's provider messages with the compiled ones for ``request``.
 
@@ -84,40 +84,65 @@ def compare(
     ``TurnRequest`` built with it (so a reserved key fails as the ADR says). Neither the branch
     nor ``request`` is modified.
     """
-    kwargs: Mapping[str, Any] = (
+    kwargs: Mapping[str, object] = (
         request.provider_kwargs if provider_kwargs is None else provider_kwargs
     )
-    compiled: Payload | None = None
-    compiled_exc: BaseException | None = None
+    compiled, compiled_exc = _compiled_side(branch, request, provider_kwargs)
+    legacy, legacy_exc = _legacy_side(branch, request, provider_kwargs)
+    facts = Facts(branch, request, kwargs)
+    state = State(
+        json.loads(json.dumps(legacy)) if legacy is not None else None,
+        json.loads(json.dumps(compiled)) if compiled is not None else None,
+        legacy_exc,
+        compiled_exc,
+    )
+    state, used, labels = _explained(registry, facts, state)
+    return Comparison(
+        legacy=legacy,
+        compiled=compiled,
+        legacy_error=_describe(legacy_exc),
+        compiled_error=_describe(compiled_exc),
+        labels={i: tuple(ids) for i, ids in sorted(labels.items())},
+        unexplained=tuple(_unexplained(state)),
+        entries=tuple(used),
+    )
+
+
+def _compiled_side(
+    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, object] | None
+) -> tuple[Payload | None, BaseException | None]:
+    """(the compiled provider messages, None) or (None, the exception the compile raised)."""
     try:
         compiled_request = (
             request
             if provider_kwargs is None
             else dataclasses.replace(request, provider_kwargs=provider_kwargs)
         )
-        compiled = to_provider_messages(compile_chat_request(branch, compiled_request))
+        return to_provider_messages(compile_chat_request(branch, compiled_request)), None
     except Exception as exc:
-        compiled_exc = exc
+        return None, exc
 
+
+def _legacy_side(
+    branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, object] | None
+) -> tuple[Payload | None, BaseException | None]:
+    """(lionagi 0.36's provider messages, None) or (None, the exception lionagi raised)."""
     legacy_request = (
         request
         if provider_kwargs is None
         else _with_unchecked_kwargs(request, provider_kwargs)
     )
-    legacy: Payload | None = None
-    legacy_exc: BaseException | None = None
     try:
-        legacy = legacy_messages(branch, legacy_request)
+        return legacy_messages(branch, legacy_request), None
     except Exception as exc:
-        legacy_exc = exc
+        return None, exc
 
-    facts = _Facts(branch, request, kwargs)
-    state = _State(
-        json.loads(json.dumps(legacy)) if legacy is not None else None,
-        json.loads(json.dumps(compiled)) if compiled is not None else None,
-        legacy_exc,
-        compiled_exc,
-    )
+
+def _explained(
+    registry: Sequence[IntendedDifference], facts: Facts, state: State
+) -> tuple[State, list[str], dict[int, list[str]]]:
+    """The state after applying ``registry``'s entries in order until it is resolved, the
+    ids of the entries that changed it, and the entry ids explaining each message index."""
     used: list[str] = []
     labels: dict[int, list[str]] = {}
     for entry in registry:
@@ -130,19 +155,10 @@ def compare(
         for index in sorted(step.indices):
             labels.setdefault(index, []).append(entry.id)
         state = step.state
-
-    return Comparison(
-        legacy=legacy,
-        compiled=compiled,
-        legacy_error=_describe(legacy_exc),
-        compiled_error=_describe(compiled_exc),
-        labels={i: tuple(ids) for i, ids in sorted(labels.items())},
-        unexplained=tuple(_unexplained(state)),
-        entries=tuple(used),
-    )
+    return state, used, labels
 
 
-def _with_unchecked_kwargs(request: TurnRequest, kwargs: Mapping[str, Any]) -> TurnRequest:
+def _with_unchecked_kwargs(request: TurnRequest, kwargs: Mapping[str, object]) -> TurnRequest:
     """``request`` carrying ``kwargs`` for lionagi, which accepts any keys (a reserved one
     included, which the TurnRequest constructor would refuse)."""
     copy = dataclasses.replace(request)
@@ -161,7 +177,7 @@ def _equivalent_errors(legacy: BaseException, compiled: BaseException) -> bool:
     return True
 
 
-def _unexplained(state: _State) -> list[str]:
+def _unexplained(state: State) -> list[str]:
     if state.resolved:
         return []
     if state.legacy_exc is not None or state.compiled_exc is not None:
@@ -188,7 +204,7 @@ def _unexplained(state: _State) -> list[str]:
     return out
 
 
-def _first_difference(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+def _first_difference(a: Mapping[str, object], b: Mapping[str, object]) -> str:
     left = json.dumps(a.get("content"), ensure_ascii=False)
     right = json.dumps(b.get("content"), ensure_ascii=False)
     at = next(

@@ -1,8 +1,8 @@
 """What one turn's branch and request say, and the state of a comparison between explanations.
 
-``_State`` is both sides of one turn as far as the registry has explained them; an entry's
-``explain`` returns a ``_Step`` (the new state and the compiled-message indices it touched).
-``_Facts`` computes, on demand and read only, what the entries need from the branch and the
+``State`` is both sides of one turn as far as the registry has explained them; an entry's
+``explain`` returns a ``Step`` (the new state and the compiled-message indices it touched).
+``Facts`` computes, on demand and read only, what the entries need from the branch and the
 request (system text, context blocks, the D3 section built from the ADR's formula, the source
 instruction of each compiled user message).
 """
@@ -25,14 +25,16 @@ from lionagi_turns.core.history import InstructionTurn, Projection, project_hist
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-Payload = list[dict[str, Any]]
+# One JSON object: a provider message, a context block's document, a rendered result.
+JsonObject = dict[str, Any]
+Payload = list[JsonObject]
 
 
 # --------------------------------------------------------------------------- outcomes
 
 
 @dataclass(frozen=True, slots=True)
-class _State:
+class State:
     """Both sides of one turn as far as explained so far; ``resolved`` once an error entry
     has accounted for the whole outcome."""
 
@@ -42,7 +44,7 @@ class _State:
     compiled_exc: BaseException | None
     resolved: bool = False
 
-    def same_as(self, other: _State) -> bool:
+    def same_as(self, other: State) -> bool:
         return (
             self.legacy == other.legacy
             and self.compiled == other.compiled
@@ -53,25 +55,25 @@ class _State:
 
 
 @dataclass(frozen=True, slots=True)
-class _Step:
-    state: _State
+class Step:
+    state: State
     indices: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
-class _Source:
+class Source:
     """The instruction one compiled user message was rendered from."""
 
     content: InstructionContent
-    results: tuple[dict[str, Any], ...]
+    results: tuple[JsonObject, ...]
     fold_target: bool
 
 
-class _Facts:
+class Facts:
     """What the branch and request say about this turn, computed on demand."""
 
     def __init__(
-        self, branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, Any]
+        self, branch: Branch, request: TurnRequest, provider_kwargs: Mapping[str, object]
     ) -> None:
         self.branch = branch
         self.request = request
@@ -111,7 +113,7 @@ class _Facts:
     def folds(self) -> bool:
         return self.has_system or bool(self.blocks)
 
-    def sources(self, compiled: Payload) -> list[tuple[int, _Source]] | None:
+    def sources(self, compiled: Payload) -> list[tuple[int, Source]] | None:
         """Compiled user-message indices paired with their source instruction, or None when
         the user messages do not correspond one-to-one with the retained instructions plus
         the current one."""
@@ -126,13 +128,13 @@ class _Facts:
         if len(users) != len(sources):
             return None
         return [
-            (index, _Source(content, results, fold_target=(k == 0)))
+            (index, Source(content, results, fold_target=(k == 0)))
             for k, (index, (content, results)) in enumerate(zip(users, sources, strict=True))
         ]
 
-    def compiled_fold(self, guidance: Any) -> str:
+    def compiled_fold(self, guidance: object) -> str:
         """ADR D2.4: system, context section, guidance; non-empty ones joined by two newlines."""
-        return "\n\n".join(p for p in (self.system, self.envelope, _guidance_text(guidance)) if p)
+        return "\n\n".join(p for p in (self.system, self.envelope, guidance_text(guidance)) if p)
 
 
 def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
@@ -142,26 +144,26 @@ def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
     return pile
 
 
-def _guidance_text(guidance: Any) -> str:
+def guidance_text(guidance: object) -> str:
     """Guidance as the fold shows it (intended-differences §5): falsy is absent, text as is,
     anything else minimal YAML."""
     if not guidance:
         return ""
     if isinstance(guidance, str):
         return guidance
-    return minimal_yaml(_plain(guidance)).strip()
+    return minimal_yaml(plain_value(guidance)).strip()
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: object) -> Any:
     """``value`` with lionagi's tracked containers turned into plain dicts and lists."""
     if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
+        return {k: plain_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     return value
 
 
-def _added_results(content: InstructionContent, results: Sequence[dict[str, Any]]) -> list[Any]:
+def added_results(content: InstructionContent, results: Sequence[JsonObject]) -> list[Any]:
     """The results folded into ``content``'s context: each one not equal to an item already
     there (ADR D2.2)."""
     merged = list(content.prompt_context)

@@ -14,7 +14,7 @@ from lionagi._errors import NotFoundError
 from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.validators import validate_image_url
 
-from lionagi_turns.characterize._facts import _Facts, _State, _Step
+from lionagi_turns.characterize._facts import Facts, State, Step
 from lionagi_turns.characterize.legacy import legacy_messages_for_view
 from lionagi_turns.core.history import (
     CONSECUTIVE_INSTRUCTIONS,
@@ -28,8 +28,8 @@ from lionagi_turns.core.providers import check_image_hosts
 from lionagi_turns.core.values import check_text, check_value
 
 
-def _resolved(state: _State) -> _Step:
-    return _Step(dataclasses.replace(state, resolved=True))
+def _resolved(state: State) -> Step:
+    return Step(dataclasses.replace(state, resolved=True))
 
 
 def _history_defect_ids(exc: BaseException | None, kind: str) -> set[str] | None:
@@ -41,7 +41,7 @@ def _history_defect_ids(exc: BaseException | None, kind: str) -> set[str] | None
     return {i for d in exc.defects for i in d.ids}
 
 
-def missing_ids(facts: _Facts, state: _State) -> _Step | None:
+def missing_ids(facts: Facts, state: State) -> Step | None:
     """Compiler: one ValueError naming every missing id; lionagi: NotFoundError on the first."""
     named = _history_defect_ids(state.compiled_exc, "missing_id")
     if named is None or not isinstance(state.legacy_exc, NotFoundError):
@@ -55,7 +55,7 @@ def missing_ids(facts: _Facts, state: _State) -> _Step | None:
     return _resolved(state)
 
 
-def duplicate_ids(facts: _Facts, state: _State) -> _Step | None:
+def duplicate_ids(facts: Facts, state: State) -> Step | None:
     """Compiler: ValueError naming each repeated id; lionagi: sends the record again (or, if
     it raises, raises what it raises for the view without the repeats)."""
     named = _history_defect_ids(state.compiled_exc, "duplicate_id")
@@ -71,7 +71,7 @@ def duplicate_ids(facts: _Facts, state: _State) -> _Step | None:
     return _resolved(state)
 
 
-def consecutive_instructions(facts: _Facts, state: _State) -> _Step | None:
+def consecutive_instructions(facts: Facts, state: State) -> Step | None:
     """Compiler: ValueError for an instruction right after an instruction; lionagi: behaves
     exactly as for the view without the later instruction (and the action results that would
     have folded into it) — same messages, or the same error that view raises."""
@@ -96,7 +96,7 @@ def consecutive_instructions(facts: _Facts, state: _State) -> _Step | None:
     return _resolved(state) if _legacy_acts_as_view(facts, state, kept) else None
 
 
-def unknown_subtype(facts: _Facts, state: _State) -> _Step | None:
+def unknown_subtype(facts: Facts, state: State) -> Step | None:
     """Compiler: TypeError for a fixed-role kind it has no rule for; lionagi: behaves exactly
     as for the view without those records."""
     named = _history_defect_ids(state.compiled_exc, "unknown_subtype")
@@ -106,7 +106,7 @@ def unknown_subtype(facts: _Facts, state: _State) -> _Step | None:
     return _resolved(state) if _legacy_acts_as_view(facts, state, kept) else None
 
 
-def _legacy_acts_as_view(facts: _Facts, state: _State, view: list[UUID]) -> bool:
+def _legacy_acts_as_view(facts: Facts, state: State, view: list[UUID]) -> bool:
     """Whether lionagi's outcome equals its outcome for ``view``: the same messages, or an
     error of the same type and text."""
     try:
@@ -123,7 +123,7 @@ def _legacy_acts_as_view(facts: _Facts, state: _State, view: list[UUID]) -> bool
 _RESERVED_ERROR = "provider_kwargs must not contain reserved key 'messages'"
 
 
-def reserved_key(facts: _Facts, state: _State) -> _Step | None:
+def reserved_key(facts: Facts, state: State) -> Step | None:
     """Compiler: the ADR's ValueError; lionagi: silently overwrites the caller's value."""
     exc = state.compiled_exc
     if "messages" not in facts.provider_kwargs or state.legacy is None:
@@ -133,7 +133,7 @@ def reserved_key(facts: _Facts, state: _State) -> _Step | None:
     return _resolved(state)
 
 
-def image_host_deferred(facts: _Facts, state: _State) -> _Step | None:
+def image_host_deferred(facts: Facts, state: State) -> Step | None:
     """lionagi: refuses an http(s) image host while rendering; compiler: renders without I/O
     and ``check_image_hosts`` (run before invocation) refuses the same URL."""
     if state.compiled is None or not isinstance(state.legacy_exc, ValueError):
@@ -154,7 +154,7 @@ def _sent_form(url: str) -> str:
     return http_url(url) or url
 
 
-def _image_urls(facts: _Facts) -> Iterable[str]:
+def _image_urls(facts: Facts) -> Iterable[str]:
     pile = facts.pile
     for uid in facts.view:
         msg = pile.get(uid)
@@ -176,7 +176,7 @@ def _refusal(url: str) -> str | None:
     return None
 
 
-def refused_value(facts: _Facts, state: _State) -> _Step | None:
+def refused_value(facts: Facts, state: State) -> Step | None:
     """Compiler: a ValueError/TypeError from the value and image rules (``_values``,
     ``_parts``: a cycle, nesting past the depth limit, a type YAML cannot represent, a set, a
     path-like image payload, an ``image_detail`` outside the contract), the rule's text followed
@@ -195,7 +195,7 @@ def refused_value(facts: _Facts, state: _State) -> _Step | None:
     return _resolved(state)
 
 
-def _rule_refusals(facts: _Facts) -> list[str]:
+def _rule_refusals(facts: Facts) -> list[str]:
     """The text of every refusal the value and image rules give for the view's instructions,
     the current one, the action results folded into them and the request's call options."""
     folded = [

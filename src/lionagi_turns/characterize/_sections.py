@@ -16,7 +16,7 @@ import yaml
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
 
 
-def _text(content: Any) -> str | None:
+def content_text(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list) and content and isinstance(content[0], dict):
@@ -27,7 +27,7 @@ def _text(content: Any) -> str | None:
     return None
 
 
-def _with_text(content: Any, text: str) -> Any:
+def with_content_text(content: Any, text: str) -> Any:
     if isinstance(content, str):
         return text
     return [{**content[0], "text": text}, *content[1:]]
@@ -37,7 +37,7 @@ _SECTION_KEYS = ("Guidance", "Instruction", "Context", "Tools", "ResponseSchema"
 _SECTION_START = re.compile("^(" + "|".join(_SECTION_KEYS) + r"):(?: |$)")
 
 
-def _sections(text: str) -> list[tuple[str, str]] | None:
+def split_sections(text: str) -> list[tuple[str, str]] | None:
     """The top-level sections of a rendered instruction as ``(key, raw text)`` in order, or
     None when ``text`` is not a structured instruction. Block values are indented and list
     items start with ``-``, so a section starts exactly at a column-0 ``<Key>:`` line."""
@@ -61,7 +61,7 @@ def _sections(text: str) -> list[tuple[str, str]] | None:
     ]
 
 
-def _section_value(raw: str, key: str, last: bool) -> tuple[bool, Any]:
+def section_value(raw: str, key: str, last: bool) -> tuple[bool, Any]:
     """``(True, value)`` for one raw section, or ``(False, None)`` if it does not load. The
     last section lost its line break to lionagi's final ``strip()``; it is loaded with one."""
     try:
@@ -73,7 +73,7 @@ def _section_value(raw: str, key: str, last: bool) -> tuple[bool, Any]:
     return True, loaded[key]
 
 
-def _render_sections(sections: Sequence[tuple[str, str | None]]) -> str:
+def render_sections(sections: Sequence[tuple[str, str | None]]) -> str:
     """Raw sections back to instruction text; a None section is left out. With none left the
     text is lionagi's rendering of an empty document."""
     kept = [raw for _, raw in sections if raw is not None]
@@ -85,7 +85,7 @@ def _render_sections(sections: Sequence[tuple[str, str | None]]) -> str:
     return "".join([*inner, kept[-1]]).strip()
 
 
-def _section_text(key: str, value: Any) -> str | None:
+def section_text(key: str, value: Any) -> str | None:
     """``key: value`` as lionagi renders that section, or None when lionagi leaves it out."""
     if value in (None, "", [], {}):
         return None

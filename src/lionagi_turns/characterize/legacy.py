@@ -32,6 +32,7 @@ import lionagi.operations.chat._prepare as _lionagi_prepare
 from lionagi.operations.types import ChatParam
 from lionagi.protocols.messages import Instruction
 
+from lionagi_turns.characterize._facts import JsonObject
 from lionagi_turns.core.contracts import TurnRequest
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def legacy_instruction(request: TurnRequest) -> Instruction:
 
 
 def _chat_param(request: TurnRequest, progression: list[Any] | None) -> ChatParam:
-    options: dict[str, Any] = {
+    options: JsonObject = {
         "progression": progression,
         "tool_schemas": [copy.deepcopy(s) for s in request.tool_schemas] or None,
         "response_format": copy.deepcopy(request.response_format),
@@ -67,7 +68,7 @@ def _chat_param(request: TurnRequest, progression: list[Any] | None) -> ChatPara
     return ChatParam(**{k: v for k, v in options.items() if v is not None})
 
 
-def legacy_messages(branch: Branch, request: TurnRequest) -> list[dict[str, Any]]:
+def legacy_messages(branch: Branch, request: TurnRequest) -> list[JsonObject]:
     """lionagi 0.36's provider messages for ``request`` on ``branch`` (see the module rules).
 
     Raises whatever lionagi raises (e.g. ``NotFoundError`` for an id missing from the branch).
@@ -78,7 +79,7 @@ def legacy_messages(branch: Branch, request: TurnRequest) -> list[dict[str, Any]
 
 def legacy_messages_for_view(
     branch: Branch, request: TurnRequest, view: Sequence[Any]
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """lionagi 0.36's provider messages for ``request`` with exactly ``view`` as the history,
     an empty view included.
 
@@ -98,7 +99,7 @@ def legacy_messages_for_view(
 
 def _run(
     branch: Branch, request: TurnRequest, progression: list[Any] | None
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     blocks = [b.content for b in request.context_blocks]
     _, kw = LEGACY_PREPARE(
         branch,
@@ -107,5 +108,5 @@ def _run(
         ins=legacy_instruction(request),
         context_blocks=blocks or None,
     )
-    messages: list[dict[str, Any]] = kw["messages"]
+    messages: list[JsonObject] = kw["messages"]
     return messages

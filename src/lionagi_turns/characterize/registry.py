@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from lionagi_turns.characterize import _outcomes as outcomes
 from lionagi_turns.characterize import _payload as payload
 from lionagi_turns.characterize._cache_compare import CACHE_REGISTRY
-from lionagi_turns.characterize._facts import _Facts, _State, _Step
+from lionagi_turns.characterize._facts import Facts, State, Step
 
 __all__ = ("CACHE_REGISTRY", "REGISTRY", "IntendedDifference", "registry_entry")
 
-_Explain = Callable[[_Facts, _State], _Step | None]
+_Explain = Callable[[Facts, State], Step | None]
 
 
 @dataclass(frozen=True, slots=True)

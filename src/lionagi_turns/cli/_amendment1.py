@@ -17,7 +17,6 @@ section's authority, posture, budget, kept and left-out; and ``check``'s view ex
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -39,6 +38,7 @@ from lionagi_turns.cli._compile import (
     text_of,
     turn_fields,
 )
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._sections import Measured, measure
@@ -91,7 +91,7 @@ def parse_ceiling(tokens: int | None, low_water: int | None) -> InputCeiling | N
 def amended_turn(
     loaded: LoadedBranch, spec: TurnSpec, budgets: SectionBudgets,
     ceiling: InputCeiling | None = None,
-) -> tuple[dict[str, Any], Measured]:
+) -> tuple[JsonObject, Measured]:
     """The ``compile --profile amendment1`` report and its sections (module docstring); under
     a ceiling the report's ``ceiling`` is the record the compiled instruction carries."""
     request = TurnRequest(
@@ -114,7 +114,7 @@ def amended_turn(
     return report, measured
 
 
-def refused_summary(exc: Any) -> str:
+def refused_summary(exc: object) -> str:
     """The refused sections of a ``SectionBudgetRefused`` and every record, one line."""
     parts = [
         f"{r['section']}({r['authority']}, {r['posture']}, budget {r['budget']}, "
@@ -124,7 +124,7 @@ def refused_summary(exc: Any) -> str:
     return "; ".join(parts)
 
 
-def _left(row: dict[str, Any]) -> str:
+def _left(row: JsonObject) -> str:
     if not row["left_out"]:
         return "—"
     counts: dict[str, int] = {}
@@ -134,7 +134,7 @@ def _left(row: dict[str, Any]) -> str:
 
 
 def render_amended(
-    console: Console, report: dict[str, Any], measured: Measured, last: int | None = None
+    console: Console, report: JsonObject, measured: Measured, last: int | None = None
 ) -> None:
     table = Table(title="Sections (ADR-0007 Amendment 1)", title_justify="left",
                   show_edge=False, pad_edge=False)
@@ -169,7 +169,7 @@ def render_amended(
     render_sections(console, report, measured, section_notes(report, measured))
 
 
-def render_ceiling(console: Console, record: dict[str, Any]) -> None:
+def render_ceiling(console: Console, record: JsonObject) -> None:
     """The ceiling, how full each section is, the truncation point and the turns left."""
     used, tokens = record["used"], record["ceiling"]
     table = Table(title=f"Input ceiling {tokens} tokens (low-water {record['low_water']}): "
@@ -228,7 +228,7 @@ def wrap_line(line: str, width: int) -> list[str]:
     return pieces
 
 
-def render_exclusions(console: Console, rows: list[dict[str, Any]]) -> None:
+def render_exclusions(console: Console, rows: list[JsonObject]) -> None:
     if not rows:
         return
     console.print(Text(

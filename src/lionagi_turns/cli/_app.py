@@ -46,10 +46,10 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
-from collections.abc import Callable, Sequence
-from enum import StrEnum
-from typing import TYPE_CHECKING, Annotated, Any, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated
+
+from lionagi_turns.cli._json import JsonObject
 
 # Effective for lionagi settings read after this point; the loader also pins the branch's log
 # manager to never save (_load), since the package may have imported lionagi already.
@@ -59,11 +59,17 @@ import typer
 from typer.core import TyperCommand
 
 from lionagi_turns.cli._check import check_report, render_check
-from lionagi_turns.cli._compile import compile_error, measured_turn, render_compile
+from lionagi_turns.cli._compile import measured_turn, render_compile
 from lionagi_turns.cli._diff import diff_report, render_diff
+from lionagi_turns.cli._exits import (
+    bad_choice,
+    closed_pipe,
+    compiled_or_exit,
+    fail_line,
+    too_deep,
+)
 from lionagi_turns.cli._html import print_html
 from lionagi_turns.cli._inputs import (
-    DEFAULT_INSTRUCTION,
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
     EXIT_OK,
@@ -73,11 +79,29 @@ from lionagi_turns.cli._inputs import (
     turn_inputs,
 )
 from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch, one_line
+from lionagi_turns.cli._options import (
+    AtOpt,
+    BudgetOpt,
+    CeilingOpt,
+    ContextOpt,
+    Format,
+    FormatOpt,
+    InstructionOpt,
+    LastOpt,
+    LowWaterOpt,
+    MaxBytesOpt,
+    OtherArg,
+    PageFormat,
+    PageFormatOpt,
+    PathArg,
+    Profile,
+    ProfileOpt,
+)
 from lionagi_turns.cli._progress import progress
 from lionagi_turns.cli._prompt_cache import prompt_cache_turn, render_prompt_cache
 from lionagi_turns.cli._sections import Measured
 from lionagi_turns.cli._turn import turn_spec
-from lionagi_turns.cli._views import ClosedPipe, bounded_line, console, inert, print_json
+from lionagi_turns.cli._views import ClosedPipe, console, print_json
 from lionagi_turns.core.contracts import ContextBlock
 from lionagi_turns.core.version import __version__
 
@@ -86,7 +110,6 @@ if TYPE_CHECKING:
 
 __all__ = ("app", "main")
 
-MAX_BYTES_ENV = "LIONAGI_TURNS_MAX_BYTES"
 
 _TERMS = (
     "Words the output uses (docs/glossary.md explains each, with an example): the view is "
@@ -152,153 +175,6 @@ def _root(
         raise typer.Exit(EXIT_OK)
 
 
-class Format(StrEnum):
-    text = "text"
-    json = "json"
-
-
-class PageFormat(StrEnum):
-    """``compile``'s formats: ``check`` and ``diff`` have no page."""
-
-    text = "text"
-    json = "json"
-    html = "html"
-
-
-InstructionOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--instruction",
-        "-i",
-        help=f"Text of the current instruction. Default: the placeholder {DEFAULT_INSTRUCTION!r}.",
-    ),
-]
-ContextOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--context",
-        "-c",
-        metavar="NAME=TEXT",
-        help="Extra text for this call from a context provider NAME, sent in the first message "
-        "as one JSON object per block (repeatable, kept in order).",
-    ),
-]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
-PageFormatOpt = Annotated[
-    PageFormat,
-    typer.Option(
-        "--format",
-        "-f",
-        help="Output format (html: one self-contained page showing the request).",
-    ),
-]
-LastOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--last",
-        metavar="N",
-        min=0,
-        help="Text view: show only the last N messages (and say how many are left out); "
-        "JSON and HTML stay complete.",
-    ),
-]
-MaxBytesOpt = Annotated[
-    int,
-    typer.Option(
-        "--max-bytes",
-        envvar=MAX_BYTES_ENV,
-        min=1,
-        help="Refuse a branch file larger than this many bytes (checked before reading).",
-    ),
-]
-PathArg = Annotated[
-    str,
-    typer.Argument(
-        help="A saved branch: the JSON of Branch.to_dict(), or - to read it from standard input."
-    ),
-]
-OtherArg = Annotated[
-    str | None,
-    typer.Argument(help="diff: a second saved branch, to compare the two next requests."),
-]
-
-
-class Profile(StrEnum):
-    default = "default"
-    amendment1 = "amendment1"
-    prompt_cache = "prompt-cache"
-
-
-ProfileOpt = Annotated[
-    Profile,
-    typer.Option(
-        "--profile",
-        help="How the request is laid out: default (ADR-0007, what install() sends), "
-        "amendment1 (each section within a token budget, saying what it left out), "
-        "prompt-cache (for endpoints that cache the start of a request: the parts that do not "
-        "change first, with cache marks).",
-    ),
-]
-BudgetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--budget",
-        metavar="SECTION=N",
-        help="With --profile amendment1: the most tokens (o200k) SECTION may take: system, "
-        "instruction, history, context or tool_results (repeatable, once per section; default "
-        "no limit).",
-    ),
-]
-
-CeilingOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--ceiling",
-        metavar="N",
-        help="amendment1: an input ceiling for the whole request in o200k tokens; the history "
-        "is cut in steps down to --low-water.",
-    ),
-]
-LowWaterOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--low-water",
-        metavar="N",
-        help="amendment1 with --ceiling: the level a drop step cuts the request down to "
-        "(default: half the ceiling).",
-    ),
-]
-
-
-AtOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--at",
-        metavar="K",
-        help="Rebuild the request of the K-th recorded instruction (1 = the first) from the "
-        "history before it.",
-    ),
-]
-
-
-_R = TypeVar("_R")
-
-
-def _too_deep(path: str) -> Fail:
-    return Fail(EXIT_BAD_INPUT, f"{path}: the branch is nested too deeply to compile")
-
-
-def _compiled(loaded: LoadedBranch, build: Callable[[], _R]) -> _R:
-    """``build()``'s report. A compile error (ValueError/TypeError) exits 1 naming it; a branch
-    nested too deeply for lionagi's renderer (RecursionError) exits 2 as unusable input."""
-    try:
-        return build()
-    except (ValueError, TypeError) as exc:
-        compile_error(loaded, exc)
-    except RecursionError:
-        raise _too_deep(loaded.path) from None
-
-
 @app.command("compile", cls=_Once, epilog=_TERMS)
 def compile_command(
     path: PathArg,
@@ -325,9 +201,9 @@ def compile_command(
         spec = turn_spec(loaded, instruction, blocks, at, profile.value)
         step("compiling the request")
         if profile is Profile.prompt_cache:
-            cached, measured = _compiled(loaded, lambda: prompt_cache_turn(loaded, spec))
+            cached, measured = compiled_or_exit(loaded, lambda: prompt_cache_turn(loaded, spec))
         else:
-            report, trace, measured = _compiled(loaded, lambda: measured_turn(loaded, spec))
+            report, trace, measured = compiled_or_exit(loaded, lambda: measured_turn(loaded, spec))
     if profile is Profile.prompt_cache:
         if format is PageFormat.json:
             print_json(cached)
@@ -374,7 +250,7 @@ def _amended(
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
     from lionagi_turns.amendment1 import SectionBudgetRefused
 
-    def build() -> tuple[dict[str, Any], Measured]:
+    def build() -> tuple[JsonObject, Measured]:
         try:
             return amended_turn(loaded, spec, budgets, ceiling)
         except SectionBudgetRefused as exc:
@@ -386,7 +262,7 @@ def _amended(
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
         spec = turn_spec(loaded, instruction, blocks, at, profile.value)
         step("compiling the request")
-        report, measured = _compiled(loaded, build)
+        report, measured = compiled_or_exit(loaded, build)
     if format is PageFormat.json:
         print_json(report)
     elif format is PageFormat.html:
@@ -407,7 +283,7 @@ def check_command(
         try:
             report = check_report(loaded)
         except RecursionError:
-            raise _too_deep(path) from None
+            raise too_deep(path) from None
     if format is Format.json:
         print_json(report)
     else:
@@ -439,7 +315,7 @@ def diff_command(
             pair = _branch_diff(loaded, other_loaded, instruction, blocks)
         else:
             # A compile error here also covers lionagi failing to render a record of the branch.
-            report = _compiled(loaded, lambda: diff_report(loaded, instruction, blocks))
+            report = compiled_or_exit(loaded, lambda: diff_report(loaded, instruction, blocks))
     if other_loaded is not None:
         from lionagi_turns.cli._branch_diff import render_branch_diff
 
@@ -463,46 +339,17 @@ def _branch_diff(
     b: LoadedBranch,
     instruction: str | None,
     blocks: tuple[ContextBlock, ...],
-) -> dict[str, Any]:
+) -> JsonObject:
     from lionagi_turns.cli._branch_diff import branch_diff_report, side
 
     spec_a = turn_spec(a, instruction, blocks, None, "default")
     spec_b = turn_spec(b, instruction, blocks, None, "default")
     # A rejected history exits 1 naming its own file.
     return branch_diff_report(
-        _compiled(a, lambda: side(a, spec_a)), _compiled(b, lambda: side(b, spec_b)), spec_a
+        compiled_or_exit(a, lambda: side(a, spec_a)),
+        compiled_or_exit(b, lambda: side(b, spec_b)),
+        spec_a,
     )
-
-
-def _fail(code: int, message: str) -> SystemExit:
-    print(f"lionagi-turns: {inert(bounded_line(one_line(message)))}", file=sys.stderr)
-    return SystemExit(code)
-
-
-# Options whose value is one of a fixed set: the set named in words when a value is not in it.
-_CHOICES: dict[str, type[StrEnum]] = {"profile": Profile, "format": Format}
-
-
-def _bad_choice(exc: Exception) -> str | None:
-    """The plain-words message for a value outside an option's fixed set, else None."""
-    param = getattr(exc, "param", None)
-    choices = _CHOICES.get(getattr(param, "name", None) or "")
-    if choices is None or type(exc).__name__ != "BadParameter":
-        return None
-    if choices is Format and getattr(getattr(exc, "ctx", None), "info_name", None) == "compile":
-        choices = PageFormat  # compile's --format also has html
-    names = "/".join(getattr(param, "opts", ()))
-    return f"bad option: {names} takes one of: {', '.join(c.value for c in choices)}"
-
-
-def _closed_pipe() -> SystemExit:
-    """Standard output was closed by the reader (``| head``): stop quietly with 0."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # the flush at exit must not fail again
-    except (OSError, ValueError, AttributeError):  # not a real file (captured in process)
-        pass
-    return SystemExit(EXIT_OK)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -526,9 +373,9 @@ def _run(argv: Sequence[str] | None) -> None:
     try:
         code = app(args=list(argv) if argv is not None else None, standalone_mode=False)
     except (ClosedPipe, BrokenPipeError):
-        raise _closed_pipe() from None
+        raise closed_pipe() from None
     except Fail as exc:
-        raise _fail(exc.code, str(exc)) from None
+        raise fail_line(exc.code, str(exc)) from None
     except typer.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     except SystemExit:
@@ -540,10 +387,10 @@ def _run(argv: Sequence[str] | None) -> None:
         format_message = getattr(exc, "format_message", None)
         exit_code = getattr(exc, "exit_code", None)
         if callable(format_message) and isinstance(exit_code, int):
-            raise _fail(EXIT_BAD_INPUT, _bad_choice(exc) or format_message()) from None
+            raise fail_line(EXIT_BAD_INPUT, bad_choice(exc) or format_message()) from None
         if os.environ.get("LIONAGI_TURNS_DEBUG"):
             raise
-        raise _fail(
+        raise fail_line(
             EXIT_INTERNAL,
             f"internal error: {type(exc).__name__}: {exc} "
             "(set LIONAGI_TURNS_DEBUG=1 for the traceback)",

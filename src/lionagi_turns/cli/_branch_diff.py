@@ -13,7 +13,6 @@ text view. Exit 0 when identical, 1 when they differ (as ``diff(1)``).
 from __future__ import annotations
 
 import difflib
-from typing import Any
 
 from rich.console import Console
 from rich.rule import Rule
@@ -22,6 +21,7 @@ from rich.text import Text
 
 from lionagi_turns.cli._compile import measured_turn, shown_from
 from lionagi_turns.cli._diff import message_lines
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._sections import SECTION_NAMES, MessageSize
@@ -35,7 +35,7 @@ __all__ = ("Side", "branch_diff_report", "render_branch_diff", "side")
 _KEYS = ("characters", "tokens", "images")
 
 # One branch's report part (path, view, records, sections, messages) and its messages' split.
-Side = tuple[dict[str, Any], list[MessageSize]]
+Side = tuple[JsonObject, list[MessageSize]]
 
 
 def side(loaded: LoadedBranch, spec: TurnSpec) -> Side:
@@ -60,8 +60,8 @@ def _changed_sections(a: MessageSize, b: MessageSize) -> list[str]:
     return names
 
 
-def _message(i: int, a: dict[str, Any] | None, b: dict[str, Any] | None,
-             split_a: MessageSize | None, split_b: MessageSize | None) -> dict[str, Any]:
+def _message(i: int, a: JsonObject | None, b: JsonObject | None,
+             split_a: MessageSize | None, split_b: MessageSize | None) -> JsonObject:
     if a is None or b is None:
         status = "only_b" if a is None else "only_a"
         present = split_b if split_a is None else split_a
@@ -88,7 +88,7 @@ def _message(i: int, a: dict[str, Any] | None, b: dict[str, Any] | None,
     }
 
 
-def branch_diff_report(a: Side, b: Side, spec: TurnSpec) -> dict[str, Any]:
+def branch_diff_report(a: Side, b: Side, spec: TurnSpec) -> JsonObject:
     """The ``diff A B --format json`` object (module docstring) from both branches' ``side``,
     compiled for the same turn ``spec`` (its instruction text and blocks)."""
     (side_a, split_a), (side_b, split_b) = (dict(a[0]), a[1]), (dict(b[0]), b[1])
@@ -124,7 +124,7 @@ def _signed(n: int) -> str:
 
 
 def render_branch_diff(
-    console: Console, report: dict[str, Any], last: int | None = None
+    console: Console, report: JsonObject, last: int | None = None
 ) -> None:
     """The text view: the sections of both requests side by side, then each message that
     differs framed, titled with its roles and the sections that changed (with ``last``, only

@@ -35,6 +35,7 @@ from rich.text import Text
 
 from lionagi_turns.cli._amendment1 import exclusions_rows, render_exclusions
 from lionagi_turns.cli._inputs import next_request
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch, one_line
 from lionagi_turns.cli._shape import header
 from lionagi_turns.cli._views import inert_text
@@ -54,11 +55,11 @@ from lionagi_turns.profiles.prompt_cache.record import record_data
 __all__ = ("check_report", "next_step", "render_check", "short_ids")
 
 
-def _entry(kind: str, message: str, positions: list[int], ids: list[str]) -> dict[str, Any]:
+def _entry(kind: str, message: str, positions: list[int], ids: list[str]) -> JsonObject:
     return {"kind": kind, "message": message, "positions": positions, "ids": ids}
 
 
-def _image_detail_defects(projection: Projection) -> list[dict[str, Any]]:
+def _image_detail_defects(projection: Projection) -> list[JsonObject]:
     """Retained instructions whose ``image_detail`` the current instruction could not carry
     (``_parts.check_image_detail``, the one rule for both)."""
     out = []
@@ -81,7 +82,7 @@ def _image_detail_defects(projection: Projection) -> list[dict[str, Any]]:
     return out
 
 
-def _empty_assistant(turn: AssistantTurn) -> dict[str, Any]:
+def _empty_assistant(turn: AssistantTurn) -> JsonObject:
     ids = [str(m.id) for m in turn.messages]
     at = ", ".join(str(p) for p in turn.positions)
     return _entry(
@@ -93,7 +94,7 @@ def _empty_assistant(turn: AssistantTurn) -> dict[str, Any]:
     )
 
 
-def _empty_instruction(turn: InstructionTurn, sent: str) -> dict[str, Any]:
+def _empty_instruction(turn: InstructionTurn, sent: str) -> JsonObject:
     uid = str(turn.message.id)
     return _entry(
         "empty_instruction",
@@ -110,7 +111,7 @@ def _quoted(text: str) -> str:
     return f"{text[:20]!r}… ({len(text):,} characters)"
 
 
-def _projected_warnings(projection: Projection) -> list[dict[str, Any]]:
+def _projected_warnings(projection: Projection) -> list[JsonObject]:
     """Warnings the projection alone shows (used when the next turn does not compile)."""
     return [
         _empty_assistant(turn)
@@ -120,7 +121,7 @@ def _projected_warnings(projection: Projection) -> list[dict[str, Any]]:
     ]
 
 
-def _rendered_warnings(trace: Trace) -> list[dict[str, Any]]:
+def _rendered_warnings(trace: Trace) -> list[JsonObject]:
     """Warnings read from what the compile rendered: an omitted assistant turn, a history
     instruction rendered whitespace-only or as ``{}``."""
     out = []
@@ -138,7 +139,7 @@ def _rendered_warnings(trace: Trace) -> list[dict[str, Any]]:
     return out
 
 
-def _record_warnings(branch: Any) -> list[dict[str, Any]]:
+def _record_warnings(branch: Any) -> list[JsonObject]:
     """The prompt-cache records of the view the profile does not use (module docstring)."""
     pile: dict[UUID, Any] = branch.msgs.messages.collections
     view = select_ids(branch, None)
@@ -159,7 +160,7 @@ def _record_warnings(branch: Any) -> list[dict[str, Any]]:
     ]
 
 
-def check_report(loaded: LoadedBranch) -> dict[str, Any]:
+def check_report(loaded: LoadedBranch) -> JsonObject:
     """The ``check --format json`` object, shape ``lionagi-turns/check@1`` (``_shape``): ``ok``
     (no defect), ``defects``, ``warnings``, ``view_records`` (each record of the view: position,
     id, kind), the loader's ``notes`` and ``view_exclusions``."""
@@ -233,7 +234,7 @@ def short_ids(ids: list[str]) -> dict[str, str]:
     return {i: i[:size] for i in unique}
 
 
-def _entries(console: Console, entries: list[dict[str, Any]], style: str) -> None:
+def _entries(console: Console, entries: list[JsonObject], style: str) -> None:
     """One block per entry: its kind and positions, what is wrong (whole ids, wrapped only
     between words), the ids on their own lines and the next step."""
     for n, d in enumerate(entries, 1):
@@ -246,7 +247,7 @@ def _entries(console: Console, entries: list[dict[str, Any]], style: str) -> Non
         console.print(Padding(Text(f"next step: {next_step(d['kind'])}", "cyan"), (0, 0, 0, 3)))
 
 
-def render_check(console: Console, report: dict[str, Any]) -> None:
+def render_check(console: Console, report: JsonObject) -> None:
     """The text view of ``report``: the verdict, defects, warnings, then the view with each
     record's defects and warnings."""
     defects, warnings = report["defects"], report["warnings"]

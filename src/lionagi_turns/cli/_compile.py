@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lionagi_turns.cli._inputs import EXIT_REJECTED, die
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch, one_line
 from lionagi_turns.cli._sections import (
@@ -65,13 +66,13 @@ __all__ = (
 TOKENIZER = {"encoding": ENCODING, "package": "bpe-openai"}
 
 
-def text_of(content: Any) -> tuple[str, int]:
+def text_of(content: object) -> tuple[str, int]:
     """The text of a message's content (its text parts, one per line) and its images."""
     texts, images = text_parts(content)
     return "\n".join(texts), images
 
 
-def fold_report(trace: Trace) -> dict[str, Any]:
+def fold_report(trace: Trace) -> JsonObject:
     """Where the compile put the fold: the message, the parts it folded, the encoding."""
     plan = trace.fold
     return {
@@ -88,7 +89,7 @@ def fold_parts(trace: Trace) -> list[tuple[str, str]]:
 
 def turn_fields(
     loaded: LoadedBranch, spec: TurnSpec, profile: str, measured: Measured
-) -> dict[str, Any]:
+) -> JsonObject:
     """The fields every ``compile`` report starts with, in every profile."""
     return {
         **header("compile", loaded),
@@ -107,7 +108,7 @@ def compile_report(
     instruction: str | None = None,
     blocks: tuple[ContextBlock, ...] = (),
     at: int | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The ``compile --format json`` object for ``loaded`` (see the module docstring).
 
     Raises what ``compile_chat_request`` raises for a history it rejects.
@@ -115,7 +116,7 @@ def compile_report(
     return compiled_turn(loaded, turn_spec(loaded, instruction, blocks, at, "default"))[0]
 
 
-def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any], Trace]:
+def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[JsonObject, Trace]:
     """``compile_report`` and the traced compile it reports (the fold plan the text view
     marks comes from it, never from a second walk)."""
     report, trace, _ = measured_turn(loaded, spec)
@@ -124,7 +125,7 @@ def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any],
 
 def measured_turn(
     loaded: LoadedBranch, spec: TurnSpec
-) -> tuple[dict[str, Any], Trace, Measured]:
+) -> tuple[JsonObject, Trace, Measured]:
     """``compiled_turn`` and the sections it measured (each message counted once)."""
     request = TurnRequest(
         instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
@@ -201,7 +202,7 @@ def _size_note(size: MessageSize) -> str:
 def render_compile(
     console: Console,
     loaded: LoadedBranch,
-    report: dict[str, Any],
+    report: JsonObject,
     trace: Trace,
     measured: Measured,
     last: int | None = None,
@@ -211,7 +212,7 @@ def render_compile(
     messages, a line saying how many are left out), then the sections table."""
     _print_header(console, loaded, report)
     parts = fold_parts(trace)
-    messages: list[dict[str, Any]] = report["messages"]
+    messages: list[JsonObject] = report["messages"]
     out = Lines(console)
     first = shown_from(out, len(messages), last)
     for i in range(first, len(messages)):
@@ -237,7 +238,7 @@ def shown_from(out: Lines, count: int, last: int | None) -> int:
     return left_out
 
 
-def _print_header(console: Console, loaded: LoadedBranch, report: dict[str, Any]) -> None:
+def _print_header(console: Console, loaded: LoadedBranch, report: JsonObject) -> None:
     header = Text()
     header.append("lionagi-turns compile ", style="bold")
     header.append_text(inert_text(loaded.path))
@@ -261,7 +262,7 @@ def _print_header(console: Console, loaded: LoadedBranch, report: dict[str, Any]
     console.print()
 
 
-def render_at(console: Console, report: dict[str, Any]) -> None:
+def render_at(console: Console, report: JsonObject) -> None:
     """The ``--at K`` lines: which instruction, and what the saved branch does not record."""
     at = report["at"]
     if at is None:
@@ -293,8 +294,8 @@ _FOLDED = "carries {}"
 def _message_frame(
     out: Lines,
     i: int,
-    message: dict[str, Any],
-    report: dict[str, Any],
+    message: JsonObject,
+    report: JsonObject,
     folded: list[tuple[str, str]],
     size: MessageSize,
 ) -> None:
@@ -328,7 +329,7 @@ _NOTES = {
 }
 
 
-def section_notes(report: dict[str, Any], measured: Measured) -> dict[str, str]:
+def section_notes(report: JsonObject, measured: Measured) -> dict[str, str]:
     """The notes column of the default profile's sections table."""
     blocks = len(report["context_blocks"])
     history = sum(1 for m in measured.messages if m.section == "history")
@@ -345,7 +346,7 @@ def section_notes(report: dict[str, Any], measured: Measured) -> dict[str, str]:
 
 
 def render_sections(
-    console: Console, report: dict[str, Any], measured: Measured, notes: dict[str, str]
+    console: Console, report: JsonObject, measured: Measured, notes: dict[str, str]
 ) -> None:
     """The sections table every ``compile`` view ends with: one row per section, each
     character counted once, the total the sum of the rows; then how tokens are counted."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from rich.console import Console
@@ -23,18 +24,19 @@ from rich.text import Text
 
 from lionagi_turns.cli._compile import compiled_turn, shown_from
 from lionagi_turns.cli._inputs import next_request
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LIONAGI_VERSION, LoadedBranch
 from lionagi_turns.cli._sections import measure
 from lionagi_turns.cli._shape import header
-from lionagi_turns.cli._turn import turn_spec
+from lionagi_turns.cli._turn import TurnSpec, turn_spec
 from lionagi_turns.cli._views import bounded_rows, inert_text
 from lionagi_turns.core.contracts import ContextBlock
 
 __all__ = ("diff_report", "message_lines", "render_diff")
 
 
-def message_lines(message: dict[str, Any] | None) -> list[str]:
+def message_lines(message: JsonObject | None) -> list[str]:
     if message is None:
         return []
     content = message["content"]
@@ -46,7 +48,7 @@ def message_lines(message: dict[str, Any] | None) -> list[str]:
 
 def diff_report(
     loaded: LoadedBranch, instruction: str | None = None, blocks: tuple[ContextBlock, ...] = ()
-) -> dict[str, Any]:
+) -> JsonObject:
     """Both payloads of the next turn compared (``characterize.compare``): per compiled
     message index its unified diff lines (empty when identical) and the ids of the entries that
     explain it; the entries that explain an error outcome; what no entry explains; ``ok``."""
@@ -60,37 +62,16 @@ def diff_report(
     }
     legacy = comparison.legacy or []
     compiled = comparison.compiled or []
-    one_side: dict[str, Any] | None = None
+    one_side: JsonObject | None = None
     if (comparison.legacy is None) != (comparison.compiled is None):
         # One side raised: show what the other side sends instead of diffing against nothing.
         side = "lionagi" if comparison.compiled is None else "lionagi-turns"
         one_side = {"side": side, "messages": legacy or compiled}
         legacy = compiled = []
-    messages = []
-    for i in range(max(len(legacy), len(compiled))):
-        old = legacy[i] if i < len(legacy) else None
-        new = compiled[i] if i < len(compiled) else None
-        # Equal messages have an empty unified diff: skip the matcher (most of a long branch).
-        diff = [] if old == new else list(difflib.unified_diff(
-            message_lines(old),
-            message_lines(new),
-            fromfile=f"lionagi/messages[{i}]",
-            tofile=f"lionagi-turns/messages[{i}]",
-            lineterm="",
-        ))
-        messages.append({"index": i, "diff": diff, "labels": list(comparison.labels.get(i, ()))})
+    messages = _message_diffs(legacy, compiled, comparison.labels)
     labelled = {label for labels in comparison.labels.values() for label in labels}
     spec = turn_spec(loaded, instruction, blocks, None, "default")
-    try:
-        sections = compiled_turn(loaded, spec)[0]["sections"]
-    except (ValueError, TypeError):  # the compiler rejects it: compiled_error says why
-        sections = None
-    try:
-        legacy_sections = (
-            None if comparison.legacy is None else measure(comparison.legacy, None, ()).sections
-        )
-    except TypeError:  # lionagi's own payload holds content no section can measure (shown as is)
-        legacy_sections = None
+    sections, legacy_sections = _both_sections(loaded, spec, comparison.legacy)
     return {
         **header("diff", loaded),
         "instruction": spec.text,
@@ -110,7 +91,43 @@ def diff_report(
     }
 
 
-def _intended(report: dict[str, Any], label: str, prefix: str) -> Text:
+def _message_diffs(
+    legacy: list[Any], compiled: list[Any], labels: Mapping[int, tuple[str, ...]]
+) -> list[JsonObject]:
+    """Per message index: its unified diff lines (empty when equal) and its entry labels."""
+    messages = []
+    for i in range(max(len(legacy), len(compiled))):
+        old = legacy[i] if i < len(legacy) else None
+        new = compiled[i] if i < len(compiled) else None
+        # Equal messages have an empty unified diff: skip the matcher (most of a long branch).
+        diff = [] if old == new else list(difflib.unified_diff(
+            message_lines(old),
+            message_lines(new),
+            fromfile=f"lionagi/messages[{i}]",
+            tofile=f"lionagi-turns/messages[{i}]",
+            lineterm="",
+        ))
+        messages.append({"index": i, "diff": diff, "labels": list(labels.get(i, ()))})
+    return messages
+
+
+def _both_sections(
+    loaded: LoadedBranch, spec: TurnSpec, legacy: Any
+) -> tuple[Any, Any]:
+    """(the compiled turn's sections, lionagi's payload's sections); None for a side the
+    compiler rejects or whose content no section can measure."""
+    try:
+        sections = compiled_turn(loaded, spec)[0]["sections"]
+    except (ValueError, TypeError):  # the compiler rejects it: compiled_error says why
+        sections = None
+    try:
+        legacy_sections = None if legacy is None else measure(legacy, None, ()).sections
+    except TypeError:  # lionagi's own payload holds content no section can measure (shown as is)
+        legacy_sections = None
+    return sections, legacy_sections
+
+
+def _intended(report: JsonObject, label: str, prefix: str) -> Text:
     entry = report["entries"].get(label)
     if entry is None:
         return Text.assemble((prefix, "yellow"), inert_text(label))
@@ -121,7 +138,7 @@ def _intended(report: dict[str, Any], label: str, prefix: str) -> Text:
     )
 
 
-def render_diff(console: Console, report: dict[str, Any], last: int | None = None) -> None:
+def render_diff(console: Console, report: JsonObject, last: int | None = None) -> None:
     """The text view of ``report``: each differing message framed, its labels under it, then
     the verdict (with ``last``, only the last ``last`` message indexes, a line saying how many
     are left out). Every shown line is inert and bounded (``_views``)."""
@@ -174,7 +191,7 @@ def render_diff(console: Console, report: dict[str, Any], last: int | None = Non
     )
 
 
-def _diff_frame(out: Lines, report: dict[str, Any], message: dict[str, Any]) -> None:
+def _diff_frame(out: Lines, report: JsonObject, message: JsonObject) -> None:
     """One message's unified diff framed, then the registry entries that explain it."""
     i = message["index"]
     if not message["diff"]:
@@ -194,7 +211,7 @@ def _diff_frame(out: Lines, report: dict[str, Any], message: dict[str, Any]) -> 
         out.write(_intended_line(out, report, label, "  ↳ intended: "))
 
 
-def _intended_line(out: Lines, report: dict[str, Any], label: str, prefix: str) -> str:
+def _intended_line(out: Lines, report: JsonObject, label: str, prefix: str) -> str:
     entry = report["entries"].get(label)
     if entry is None:
         return out.styled(prefix, "yellow") + out.inert(label)

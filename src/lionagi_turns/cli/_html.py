@@ -27,9 +27,9 @@ from __future__ import annotations
 import html
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from lionagi_turns.cli._compile import text_of
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._sections import SECTION_NAMES, Measured, count_tokens, measure
 from lionagi_turns.core.contracts import CompiledChatRequest
 from lionagi_turns.core.providers import to_provider_messages
@@ -80,7 +80,7 @@ def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _header(report: dict[str, Any]) -> list[str]:
+def _header(report: JsonObject) -> list[str]:
     path = report.get("path")
     title = "lionagi-turns compile" + (f" {path}" if path else "")
     out = [f"<h1>{_e(title)}</h1>"]
@@ -127,7 +127,7 @@ def _key(name: str) -> str:
     return "" if name == "total" else f'<span class="key s-{name}"></span>'
 
 
-def _fold(report: dict[str, Any]) -> list[str]:
+def _fold(report: JsonObject) -> list[str]:
     if "fold" not in report:
         return ['<h2>Fold</h2><p class="fold-none">the fold plan is not recorded on a compiled '
                 "request (lionagi-turns compile BRANCH --format html shows it)</p>"]
@@ -141,7 +141,7 @@ def _fold(report: dict[str, Any]) -> list[str]:
     ]
 
 
-def _bounds(report: dict[str, Any]) -> list[str]:
+def _bounds(report: JsonObject) -> list[str]:
     if "bounds" not in report:
         return []
     out = ['<h2>Amendment 1 sections</h2><table class="bounds"><tr><th>section</th>'
@@ -161,7 +161,7 @@ def _bounds(report: dict[str, Any]) -> list[str]:
     return out
 
 
-def _left_out(entries: list[dict[str, Any]], items: str) -> str:
+def _left_out(entries: list[JsonObject], items: str) -> str:
     """What a section left out: none, or how many and why, expandable to each record."""
     if not entries:
         return "none"
@@ -173,7 +173,7 @@ def _left_out(entries: list[dict[str, Any]], items: str) -> str:
         f"<ul>{items}</ul></details>"
 
 
-def _segments(report: dict[str, Any]) -> list[str]:
+def _segments(report: JsonObject) -> list[str]:
     if "segments" not in report:
         return []
     segments = report["segments"]
@@ -198,9 +198,9 @@ def _tokens(tokens: int | None) -> str:
     return "" if tokens is None else f" ({tokens:,} tokens)"
 
 
-def _rows(report: dict[str, Any], measured: Measured) -> list[dict[str, Any]]:
+def _rows(report: JsonObject, measured: Measured) -> list[JsonObject]:
     """One row per system block (prompt-cache) and message: label, tokens, exact text."""
-    rows: list[dict[str, Any]] = []
+    rows: list[JsonObject] = []
     stable = report.get("segments", {}).get("stable", {}).get("blocks", 0)
     for i, block in enumerate(report.get("system", [])):
         text = str(block.get("text", ""))
@@ -224,11 +224,11 @@ def _rows(report: dict[str, Any], measured: Measured) -> list[dict[str, Any]]:
     return rows
 
 
-def _row_marks(report: dict[str, Any], at: str) -> list[dict[str, Any]]:
+def _row_marks(report: JsonObject, at: str) -> list[JsonObject]:
     return [m for m in report.get("marks", []) if m["at"] == at or m["at"].startswith(at + ".")]
 
 
-def _messages(report: dict[str, Any], measured: Measured) -> list[str]:
+def _messages(report: JsonObject, measured: Measured) -> list[str]:
     rows = _rows(report, measured)
     shares = widths([r["tokens"] for r in rows])
     out = ["<h2>Messages</h2>"]
@@ -261,7 +261,7 @@ def _parts(counts: dict[str, int]) -> str:
     )
 
 
-def request_body(report: dict[str, Any], measured: Measured) -> str:
+def request_body(report: JsonObject, measured: Measured) -> str:
     """The page's body (see the module contract): one ``<div class="lt-request">`` holding
     its own ``<style>``."""
     parts = [f'<div class="lt-request"><style>{_CSS}</style>', *_header(report)]
@@ -274,7 +274,7 @@ def request_body(report: dict[str, Any], measured: Measured) -> str:
     return "\n".join(parts)
 
 
-def request_page(report: dict[str, Any], measured: Measured) -> str:
+def request_page(report: JsonObject, measured: Measured) -> str:
     """The complete page (see the module contract)."""
     title = _e("lionagi-turns compile " + str(report.get("path") or ""))
     return (
@@ -293,7 +293,7 @@ def compiled_body(request: CompiledChatRequest) -> str:
     return request_body(report, measured)
 
 
-def print_html(report: dict[str, Any], measured: Measured) -> None:
+def print_html(report: JsonObject, measured: Measured) -> None:
     """``request_page`` on standard output, as UTF-8 whatever the locale (a lone surrogate,
     which UTF-8 cannot carry, is written as its character reference)."""
     data = request_page(report, measured).encode("utf-8", "xmlcharrefreplace")

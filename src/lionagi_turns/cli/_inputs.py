@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, BranchLoadError, LoadedBranch, load_branch
-from lionagi_turns.cli._read import _SURROGATE
+from lionagi_turns.cli._read import LONE_SURROGATE
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def turn_inputs(
     if instruction is not None and not instruction.strip():
         die(EXIT_BAD_INPUT, "bad option: --instruction must have visible text")
     for name, value in (("--instruction", instruction), *(("--context", c) for c in context or ())):
-        if value is not None and _SURROGATE.search(value):
+        if value is not None and LONE_SURROGATE.search(value):
             die(
                 EXIT_BAD_INPUT,
                 f"bad option: {name} holds bytes that are not UTF-8 text; pass UTF-8",

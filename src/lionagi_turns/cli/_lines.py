@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from lionagi_turns.cli._views import _CONTROL, _escape, bounded_line, inert
+from lionagi_turns.cli._views import CONTROL_CHARS, bounded_line, escape_char, inert
 
 __all__ = ("Lines", "sgr")
 
@@ -79,9 +79,9 @@ class Lines:
         if not self.colour:
             return inert(shown)
         pieces, position = [], 0
-        for match in _CONTROL.finditer(shown):
+        for match in CONTROL_CHARS.finditer(shown):
             pieces.append(self.styled(shown[position : match.start()], style))
-            pieces.append(self.styled(_escape(match.group()), "reverse"))
+            pieces.append(self.styled(escape_char(match.group()), "reverse"))
             position = match.end()
         pieces.append(self.styled(shown[position:], style))
         return "".join(pieces)

@@ -37,6 +37,7 @@ import lionagi
 from lionagi.protocols.generic.progression import Progression
 from lionagi.protocols.messages import System
 
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._read import (
     DEFAULT_MAX_BYTES,
     MAX_DEPTH,
@@ -148,7 +149,7 @@ def _check_shape(data: Any, path: str | Path) -> None:
         )
 
 
-def _collection_ids(data: dict[str, Any], path: str | Path) -> list[UUID]:
+def _collection_ids(data: JsonObject, path: str | Path) -> list[UUID]:
     ids = []
     for i, item in enumerate(data["messages"]["collections"]):
         if not isinstance(item, dict) or "id" not in item:
@@ -173,8 +174,8 @@ def _uuid(value: Any, where: str, path: str | Path) -> UUID:
 
 
 def _loadable(
-    data: dict[str, Any], collection_ids: list[UUID], stored_order: tuple[UUID, ...]
-) -> tuple[dict[str, Any], tuple[str, ...]]:
+    data: JsonObject, collection_ids: list[UUID], stored_order: tuple[UUID, ...]
+) -> tuple[JsonObject, tuple[str, ...]]:
     """A shallow-copied dict lionagi accepts: no logs, a log manager that never auto-saves, and
     a pile progression that names each stored message exactly once, and no stored model."""
     loadable = dict(data)
@@ -208,7 +209,7 @@ def _loadable(
     return loadable, tuple(notes)
 
 
-def _from_dict(loadable: dict[str, Any], path: str | Path) -> Branch:
+def _from_dict(loadable: JsonObject, path: str | Path) -> Branch:
     from lionagi.session.branch import Branch
 
     try:
@@ -222,7 +223,7 @@ def _from_dict(loadable: dict[str, Any], path: str | Path) -> Branch:
         ) from None
 
 
-def _restore_system(branch: Branch, data: dict[str, Any], path: str | Path) -> None:
+def _restore_system(branch: Branch, data: JsonObject, path: str | Path) -> None:
     stored = data.get("system")
     if stored is None:
         return

@@ -14,8 +14,6 @@ not read the cache), one line per ignored record, then the sections table.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
@@ -28,6 +26,7 @@ from lionagi_turns.cli._compile import (
     shown_from,
     turn_fields,
 )
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch, one_line
 from lionagi_turns.cli._sections import Measured, count_tokens, measure
@@ -60,14 +59,14 @@ def prompt_cache_report(
     instruction: str | None = None,
     blocks: tuple[ContextBlock, ...] = (),
     at: int | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The ``compile --profile prompt-cache --format json`` object (module docstring). Raises
     what the compiler raises for a history it rejects."""
     spec = turn_spec(loaded, instruction, blocks, at, "prompt-cache")
     return prompt_cache_turn(loaded, spec)[0]
 
 
-def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[dict[str, Any], Measured]:
+def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[JsonObject, Measured]:
     """``prompt_cache_report`` and its sections message by message (for the text view)."""
 
     request = TurnRequest(
@@ -110,7 +109,7 @@ def _segment(blocks: int, texts: list[str]) -> dict[str, int]:
 
 
 def render_prompt_cache(
-    console: Console, report: dict[str, Any], measured: Measured, last: int | None = None
+    console: Console, report: JsonObject, measured: Measured, last: int | None = None
 ) -> None:
     """Text view of ``report`` (``measured``: its sections, from ``prompt_cache_turn``): one
     row per system block and message (with ``last``, only the last ``last`` messages, a line
@@ -180,7 +179,7 @@ def _size(characters: int, tokens: int) -> str:
     return f"{characters:,} chars · {tokens:,} tokens"
 
 
-def _notes(report: dict[str, Any], measured: Measured) -> dict[str, str]:
+def _notes(report: JsonObject, measured: Measured) -> dict[str, str]:
     blocks = len(report["context_blocks"])
     history = sum(1 for m in measured.messages if m.section == "history")
     return {

@@ -26,6 +26,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lionagi_turns.cli._json import JsonObject
+
 __all__ = (
     "DEFAULT_MAX_BYTES",
     "MAX_DEPTH",
@@ -142,17 +144,17 @@ class _Refused:
         self.problem = problem
 
 
-class _Duplicated(dict[str, Any]):
+class _Duplicated(JsonObject):
     """A JSON object that repeated a key (the last value kept, as ``json`` does)."""
 
     __slots__ = ("duplicates",)
 
-    def __init__(self, pairs: dict[str, Any], duplicates: list[str]) -> None:
+    def __init__(self, pairs: JsonObject, duplicates: list[str]) -> None:
         super().__init__(pairs)
         self.duplicates = duplicates
 
 
-def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _object(pairs: list[tuple[str, Any]]) -> JsonObject:
     obj = dict(pairs)
     if len(obj) == len(pairs):
         return obj
@@ -181,7 +183,7 @@ def _constant(name: str) -> Any:
     return _Refused(f"{name} is not a JSON number (non-finite numbers are refused)")
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def parse_json(raw: bytes, path: str | Path = "<data>") -> Any:
@@ -218,11 +220,11 @@ def _too_deep() -> str:
 _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-def _clean(data: Any, surrogates: bool) -> bool:
+def _clean(data: object, surrogates: bool) -> bool:
     """True when ``_check_values`` would refuse nothing in ``data``: one walk with no paths
     kept; ``surrogates`` False skips the lone-surrogate search (the text has no such escape)."""
     stack: list[tuple[Any, int]] = [(data, 1)]
-    search = _SURROGATE.search
+    search = LONE_SURROGATE.search
     while stack:
         value, depth = stack.pop()
         if depth > MAX_DEPTH:
@@ -243,7 +245,7 @@ def _clean(data: Any, surrogates: bool) -> bool:
     return True
 
 
-def _check_values(data: Any, path: str | Path) -> None:
+def _check_values(data: object, path: str | Path) -> None:
     """Walk the parsed document once, iteratively, for the values ``parse_json`` refuses."""
     stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
     while stack:
@@ -251,7 +253,7 @@ def _check_values(data: Any, path: str | Path) -> None:
         if depth > MAX_DEPTH:
             raise BranchLoadError(path, _too_deep())
         if isinstance(value, str):
-            if _SURROGATE.search(value):
+            if LONE_SURROGATE.search(value):
                 _refuse_at(path, trail, "holds a lone surrogate (not valid Unicode text)")
         elif isinstance(value, dict):
             if isinstance(value, _Duplicated):
@@ -263,7 +265,7 @@ def _check_values(data: Any, path: str | Path) -> None:
                     "keep one",
                 )
             for key, item in value.items():
-                if _SURROGATE.search(key):
+                if LONE_SURROGATE.search(key):
                     _refuse_at(path, (*trail, key), "has a key with a lone surrogate")
                 stack.append((item, depth + 1, (*trail, key)))
         elif isinstance(value, list):

@@ -48,7 +48,7 @@ def count_tokens(text: str) -> int:
     return _count_tokens(text)
 
 
-def text_parts(content: Any) -> tuple[list[str], int]:
+def text_parts(content: object) -> tuple[list[str], int]:
     """The texts a message's content sends, in order, and its number of images; TypeError for
     content that is neither text nor a list of part objects."""
     if isinstance(content, str):
@@ -164,7 +164,7 @@ def _split(text: str, parts: Sequence[tuple[str, str]]) -> tuple[str, dict[str, 
 
 
 def _message(
-    content: Any, section: str, parts: Sequence[tuple[str, str]]
+    content: object, section: str, parts: Sequence[tuple[str, str]]
 ) -> tuple[MessageSize, bool]:
     """One message split (see ``measure``); True when ``parts`` were found in it."""
     texts, images = text_parts(content)

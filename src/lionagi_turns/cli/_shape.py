@@ -11,8 +11,8 @@ or type or is removed.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.core.version import __version__
 
@@ -26,7 +26,7 @@ def schema_name(shape: str) -> str:
     return f"lionagi-turns/{shape}@{SCHEMA_VERSION}"
 
 
-def header(shape: str, loaded: LoadedBranch) -> dict[str, Any]:
+def header(shape: str, loaded: LoadedBranch) -> JsonObject:
     """The leading fields of a ``shape`` object for ``loaded`` (module docstring)."""
     return {
         "schema": schema_name(shape),

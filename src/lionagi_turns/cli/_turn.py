@@ -21,6 +21,7 @@ from uuid import UUID
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION, EXIT_BAD_INPUT, Fail
+from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.core.contracts import ContextBlock
 from lionagi_turns.profiles.prompt_cache.record import read_record
@@ -40,7 +41,7 @@ class TurnSpec:
     progression: tuple[UUID, ...] | None
     blocks: tuple[ContextBlock, ...]
     placeholder: bool
-    at: dict[str, Any] | None
+    at: JsonObject | None
 
     @property
     def text(self) -> str:
@@ -93,7 +94,7 @@ def turn_spec(
         if record.blocks is not None and not blocks:
             blocks = record.blocks
             recorded.append("context_blocks")
-    info: dict[str, Any] = {
+    info: JsonObject = {
         "instruction": at,
         "of": len(found),
         "position": position,

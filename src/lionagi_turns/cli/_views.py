@@ -26,7 +26,6 @@ import json
 import re
 import sys
 from dataclasses import dataclass
-from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -53,21 +52,21 @@ LINE_HEAD, LINE_TAIL = 1_200, 400
 MAX_BODY_LINES = 400
 BODY_HEAD, BODY_TAIL = 300, 60
 
-_CONTROL = re.compile(
+CONTROL_CHARS = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
     "\ud800-\udfff]"
 )
 _ESCAPED = "reverse"
 
 
-def _escape(char: str) -> str:
+def escape_char(char: str) -> str:
     code = ord(char)
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def inert(text: str) -> str:
     """``text`` with every control character escaped (see the module contract)."""
-    return _CONTROL.sub(lambda m: _escape(m.group()), text)
+    return CONTROL_CHARS.sub(lambda m: escape_char(m.group()), text)
 
 
 def bounded_line(text: str) -> str:
@@ -82,9 +81,9 @@ def inert_text(text: str, style: str = "") -> Text:
     text = bounded_line(text)
     out = Text(style=style)
     position = 0
-    for match in _CONTROL.finditer(text):
+    for match in CONTROL_CHARS.finditer(text):
         out.append(text[position : match.start()])
-        out.append(_escape(match.group()), style=_ESCAPED)
+        out.append(escape_char(match.group()), style=_ESCAPED)
         position = match.end()
     out.append(text[position:])
     return out
@@ -146,7 +145,7 @@ def console() -> Console:
     return _Console(highlight=False, soft_wrap=False, markup=False, emoji=False)
 
 
-def print_json(value: Any) -> None:
+def print_json(value: object) -> None:
     """``value`` as indented JSON on standard output, as UTF-8 whatever the locale;
     ``ClosedPipe`` when the reader has gone."""
     text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"

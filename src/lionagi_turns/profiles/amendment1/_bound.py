@@ -33,12 +33,9 @@ lets the pipeline reuse its rendering.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from itertools import accumulate, chain
 from typing import Any
-
-from lionagi.protocols.messages import ActionResponse, Instruction
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
@@ -48,41 +45,31 @@ from lionagi_turns.memo import switch as _switch
 from lionagi_turns.memo.resume import same_prefix
 from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1._contracts import LeftOut, SectionBudgets
-from lionagi_turns.profiles.amendment1._meter import Meter
-from lionagi_turns.profiles.amendment1._sections import (
-    marker_lines,
-    result_entry,
-    tool_results_block,
+from lionagi_turns.profiles.amendment1._entries import (
+    UNCUT,
+    Derived,
+    Pair,
+    Weighed,
+    budget_cuts,
+    cut_entry,
+    cut_source_ids,
+    derive,
+    output_turn,
+    rendered_pairs,
+    results_section,
+    source_ids,
+    uncut,
 )
+from lionagi_turns.profiles.amendment1._meter import Meter
+from lionagi_turns.profiles.amendment1._sections import result_entry
+from lionagi_turns.profiles.amendment1._splice import joined, spliced
 from lionagi_turns.profiles.amendment1._turns import keep_newest, split_turns
 from lionagi_turns.profiles.amendment1._views import view_exclusions
 
 __all__ = ("Bound", "results_section")
 
-_Pair = tuple[dict[str, Any], ActionResponse]
-_Derived = tuple[tuple[_Pair, ...], tuple[ActionResponse, ...]]  # rendered pairs, all sources
-_Weighed = tuple[_Derived, tuple[int, ...]]  # and each rendered result's size
-_UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
 # ``Bound.rule``: (projection, its whole turns, each turn's history size) -> first kept group
 Rule = Callable[[Projection, list[list[Turn]], list[int]], int]
-
-
-class _Entry(list[dict[str, Any]]):
-    """A tool_results entry (the results it renders) that may carry the section's marker; it
-    is truthy while it carries one, so the pipeline renders the marker of an entry that lost
-    every result."""
-
-    marker: str = ""
-
-    def __bool__(self) -> bool:
-        return bool(self.marker) or len(self) > 0
-
-
-def results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -> str:
-    """The profile's ``results_section``: an entry's marker line, then its block; a pure
-    function of the entry (so of the output turn object that carries it)."""
-    marker = getattr(results, "marker", "")
-    return "\n".join(p for p in (marker, tool_results_block(list(results))) if p)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,7 +82,7 @@ class _Memo:
     turns: list[Turn]
     first: int
     out: list[Turn]
-    cuts: list[tuple[int, str]] | None  # None: every cut is _UNCUT
+    cuts: list[tuple[int, str]] | None  # None: every cut is UNCUT
     history: tuple[str, ...]
     history_ends: array[int]
     sources: tuple[str, ...]
@@ -114,7 +101,7 @@ class _Measured:
     dropped: int = 0  # whole turns (groups) the history budget dropped
     truncated: tuple[LeftOut, ...] = ()  # their records' entries
     truncated_ends: array[int] = field(default_factory=lambda: array("q"))  # per group
-    entries: list[_Weighed | None] | None = None  # tool_results budget: per turn
+    entries: list[Weighed | None] | None = None  # tool_results budget: per turn
 
 
 @dataclass(slots=True)
@@ -153,76 +140,43 @@ class Bound:
         self.exclusions = view_exclusions(branch, request.progression).left_out
         turns = projected.turns
         remember = not self.react and _switch.fast_path_enabled()
-        memo: _Memo | None = _memory.recall(branch) if remember else None
-        same = same_prefix(turns, memo.turns) if memo is not None else 0
-        measured = memo.measured if memo is not None else None
-        if measured is not None and measured.measure is not self.measure:
-            measured = None
+        memo, same, measured = self._recalled(turns, remember)
         self._measured = _Measured(self.measure) if remember else None
         first = self._history_start(projected, request, measured, same, memo)
 
-        # [lo, hi): the kept turns the memory holds unchanged (memo-relative [a, b)).
-        lo = hi = first
-        a = b = 0
-        if memo is not None:
-            lo = max(first, memo.first)
-            hi = max(lo, same)
-            a, b = lo - memo.first, hi - memo.first
+        lo, hi, a, b = _reused_span(first, same, memo)
         head, tail = turns[first:lo], turns[hi:]
         # Every kept turn's entry is derived only when the tool_results budget weighs them all.
         table = derived = weighed = None
         if self.budgets.tool_results is not None:
             table, derived = self._derived(turns, first, measured, same)
-        pending = _dedup(request.instruction, projected.pending, projected.pending_sources)
+        pending = rendered_pairs(request.instruction, projected.pending, projected.pending_sources)
         if table is not None and derived is not None:
             weighed = self._weighed(table, derived, first)
 
         cuts, pending_cut, start = self._results_cut(weighed, pending)
-        if memo is not None and a < b and cuts is None and memo.cuts is None:
-            # every reused turn's decision is _UNCUT now and was then: its output turn stands
-            out = _spliced(list(map(_uncut, head)), memo.out, a, b, list(map(_uncut, tail)))
-        else:
-            out = []
-            for i, turn in enumerate(turns[first:]):
-                cut = _UNCUT if cuts is None else cuts[i]
-                m = first + i - memo.first if memo is not None else -1
-                if (
-                    memo is not None
-                    and a <= m < b
-                    and cut == (_UNCUT if memo.cuts is None else memo.cuts[m])
-                ):
-                    out.append(memo.out[m])
-                else:
-                    out.append(_output(turn, _derive(turn) if derived is None else derived[i], cut))
-        pending_entry, pending_sources = _entry(pending, pending_cut)
+        out = _outputs(turns, first, cuts, derived, memo, (a, b), head, tail)
+        pending_entry, pending_sources = cut_entry(pending, pending_cut)
 
-        history, history_ends = _joined(
+        history, history_ends = joined(
             list(map(_ids, head)),
             None if memo is None else (memo.history, memo.history_ends),
             a,
             b,
             list(map(_ids, tail)),
         )
-        sources, source_ends = _joined(
-            list(map(_source_ids, head)),
+        sources, source_ends = joined(
+            list(map(source_ids, head)),
             None if memo is None else (memo.sources, memo.source_ends),
             a,
             b,
-            list(map(_source_ids, tail)),
+            list(map(source_ids, tail)),
         )
         self.history_kept = history
-        if start == 0:
-            self.results_kept = sources + tuple(str(s.id) for s in projected.pending_sources)
-        else:
-            assert cuts is not None and derived is not None
-            self.results_kept = tuple(
-                str(s.id)
-                for (pairs, entry_sources), (cut, _) in (
-                    *zip(derived, cuts, strict=True),
-                    ((pending, tuple(projected.pending_sources)), pending_cut),
-                )
-                for s in _without(entry_sources, pairs[:cut])
-            )
+        self.results_kept = (
+            sources + tuple(str(s.id) for s in projected.pending_sources) if start == 0
+            else cut_source_ids(derived, cuts, (pending, projected.pending_sources), pending_cut)
+        )
         self._memo = (
             _Memo(
                 turns=turns,  # the pipeline's lists are never changed once handed out
@@ -239,6 +193,18 @@ class Bound:
             else None
         )
         return Projection(out, pending_entry, list(projected.defects), pending_sources)
+
+    def _recalled(
+        self, turns: list[Turn], remember: bool
+    ) -> tuple[_Memo | None, int, _Measured | None]:
+        """(the branch's memory, how many leading turns it holds unchanged, its measures
+        when they were made with this call's ``measure``); nothing when not remembering."""
+        memo: _Memo | None = _memory.recall(self.branch) if remember else None
+        same = same_prefix(turns, memo.turns) if memo is not None else 0
+        measured = memo.measured if memo is not None else None
+        if measured is not None and measured.measure is not self.measure:
+            measured = None
+        return memo, same, measured
 
     # --------------------------------------------------------------------------- history
 
@@ -327,25 +293,25 @@ class Bound:
 
     def _derived(
         self, turns: list[Turn], first: int, measured: _Measured | None, same: int
-    ) -> tuple[list[_Weighed | None], list[_Derived]]:
+    ) -> tuple[list[Weighed | None], list[Derived]]:
         """Every turn's remembered entry and sizes (the first ``same`` turns', when the
         remembered call weighed them), and each kept turn's entry (derived where not)."""
         known = measured.entries if measured is not None else None
         reused = min(same, len(known)) if known is not None else 0
-        table: list[_Weighed | None] = known[:reused] if known is not None else []
+        table: list[Weighed | None] = known[:reused] if known is not None else []
         table += [None] * (len(turns) - reused)
         derived = [
-            w[0] if (w := table[i]) is not None else _derive(turns[i])
+            w[0] if (w := table[i]) is not None else derive(turns[i])
             for i in range(first, len(turns))
         ]
         return table, derived
 
     def _weighed(
-        self, table: list[_Weighed | None], derived: list[_Derived], first: int
-    ) -> list[_Weighed]:
+        self, table: list[Weighed | None], derived: list[Derived], first: int
+    ) -> list[Weighed]:
         """Each kept turn's entry with its results' sizes, measured in view order where
         ``table`` has none; ``table`` is what the next call may take."""
-        out: list[_Weighed] = []
+        out: list[Weighed] = []
         for i, entry in enumerate(derived, first):
             w = table[i]
             if w is None:
@@ -357,114 +323,57 @@ class Bound:
         return out
 
     def _results_cut(
-        self, weighed: list[_Weighed] | None, pending: tuple[_Pair, ...]
+        self, weighed: list[Weighed] | None, pending: tuple[Pair, ...]
     ) -> tuple[list[tuple[int, str]] | None, tuple[int, str], int]:
-        """Each kept turn's (results cut, marker) — None when every one is ``_UNCUT`` — the
-        pending entry's, and how many of the oldest rendered results the tool_results budget
-        drops; sets ``results_left``."""
-        budget = self.budgets.tool_results
-        self.results_left = ()
-        if budget is None or weighed is None:
-            return None, _UNCUT, 0
-        entries = [*(pairs for (pairs, _), _ in weighed), pending]
-        items = [source for pairs in entries for _, source in pairs]
-        sizes = [size for _, sized in weighed for size in sized]
-        sizes += (self.meter.text(result_entry(r)) for r, _ in pending)
-        start = keep_newest(sizes, budget)
-        if not start:
-            return None, _UNCUT, 0
-        self.results_left = tuple(
-            LeftOut(str(s.id), "truncated", sizes[k]) for k, s in enumerate(items[:start])
+        """``budget_cuts`` under this call's tool_results budget; sets ``results_left``."""
+        cuts, pending_cut, start, self.results_left = budget_cuts(
+            weighed, pending, self.budgets.tool_results, self.meter
         )
-        marker = marker_lines("tool_results", self.results_left)
-        cuts: list[tuple[int, str]] = []
-        offset = 0
-        marked = False
-        for pairs in entries:
-            cut = min(len(pairs), max(0, start - offset))
-            mark = ""
-            if not marked and pairs:  # the entry of the oldest result
-                mark, marked = marker, True
-            cuts.append((cut, mark))
-            offset += len(pairs)
-        return cuts[:-1], cuts[-1], start
+        return cuts, pending_cut, start
 
 
 # ------------------------------------------------------------------------------- per turn
 
 
-def _derive(turn: Turn) -> _Derived:
-    """What a kept turn's entry renders (pairs of result and source) and all its sources."""
-    if isinstance(turn, InstructionTurn):
-        return _dedup(turn.message, turn.results, turn.sources), tuple(turn.sources)
-    return (), ()
+def _reused_span(first: int, same: int, memo: _Memo | None) -> tuple[int, int, int, int]:
+    """(lo, hi, a, b): ``[lo, hi)`` the kept turns the memory holds unchanged, ``[a, b)``
+    the same span relative to the memory's kept turns; empty without a memory."""
+    if memo is None:
+        return first, first, 0, 0
+    lo = max(first, memo.first)
+    hi = max(lo, same)
+    return lo, hi, lo - memo.first, hi - memo.first
 
 
-def _source_ids(turn: Turn) -> tuple[str, ...]:
-    if isinstance(turn, InstructionTurn):
-        return tuple(str(s.id) for s in turn.sources)
-    return ()
-
-
-def _output(turn: Turn, derived: _Derived, cut: tuple[int, str]) -> Turn:
-    """The output turn of a kept turn: an assistant run as it is; an instruction with its
-    entry."""
-    if isinstance(turn, AssistantTurn):
-        return turn
-    entry, entry_sources = _entry(derived[0], cut)
-    return InstructionTurn(turn.message, turn.position, entry, entry_sources, turn.context)
-
-
-def _uncut(turn: Turn) -> Turn:
-    return _output(turn, _derive(turn), _UNCUT)
-
-
-def _spliced(head: list[Any], remembered: list[Any], a: int, b: int, tail: list[Any]) -> list[Any]:
-    """``head + remembered[a:b] + tail``, copying the remembered part once."""
-    out = remembered[a:b] if a < b else []
-    if head:
-        out[:0] = head
-    out += tail
+def _outputs(
+    turns: list[Turn],
+    first: int,
+    cuts: list[tuple[int, str]] | None,
+    derived: list[Derived] | None,
+    memo: _Memo | None,
+    span: tuple[int, int],
+    head: list[Turn],
+    tail: list[Turn],
+) -> list[Turn]:
+    """The output turns for ``turns[first:]``: the memory's own object for a reused turn whose
+    budget decision is unchanged, else the turn with its entry (``cuts[i]``; None: uncut)."""
+    a, b = span
+    if memo is not None and a < b and cuts is None and memo.cuts is None:
+        # every reused turn's decision is UNCUT now and was then: its output turn stands
+        return spliced(list(map(uncut, head)), memo.out, a, b, list(map(uncut, tail)))
+    out = []
+    for i, turn in enumerate(turns[first:]):
+        cut = UNCUT if cuts is None else cuts[i]
+        m = first + i - memo.first if memo is not None else -1
+        if (
+            memo is not None
+            and a <= m < b
+            and cut == (UNCUT if memo.cuts is None else memo.cuts[m])
+        ):
+            out.append(memo.out[m])
+        else:
+            out.append(output_turn(turn, derive(turn) if derived is None else derived[i], cut))
     return out
-
-
-def _joined(
-    head: list[tuple[str, ...]],
-    memo: tuple[tuple[str, ...], array[int]] | None,
-    a: int,
-    b: int,
-    tail: list[tuple[str, ...]],
-) -> tuple[tuple[str, ...], array[int]]:
-    """The ids of the head turns, of the remembered turns ``[a, b)`` and of the tail turns, end
-    to end, and where each turn's ids end in them (an ``array``: copied without touching an
-    object per turn)."""
-    flat = tuple(chain.from_iterable(head))
-    ends = array("q", accumulate(map(len, head)))
-    if memo is not None and a < b:
-        ids, memo_ends = memo
-        start = memo_ends[a - 1] if a else 0
-        shift = len(flat) - start
-        flat += ids[start : memo_ends[b - 1]]
-        ends += memo_ends[a:b] if shift == 0 else array("q", (e + shift for e in memo_ends[a:b]))
-    base = len(flat)
-    flat += tuple(chain.from_iterable(tail))
-    ends += array("q", (base + end for end in accumulate(map(len, tail))))
-    return flat, ends
-
-
-def _entry(pairs: tuple[_Pair, ...], cut: tuple[int, str]) -> tuple[_Entry, list[ActionResponse]]:
-    count, marker = cut
-    entry = _Entry(r for r, _ in pairs[count:])
-    if marker:
-        entry.marker = marker
-    return entry, [s for _, s in pairs[count:]]
-
-
-def _without(
-    entry_sources: Sequence[ActionResponse], dropped: tuple[_Pair, ...]
-) -> list[ActionResponse]:
-    gone = {id(s) for _, s in dropped}
-    return [s for s in entry_sources if id(s) not in gone]
 
 
 def _ids(turn: Turn) -> tuple[str, ...]:
@@ -484,19 +393,3 @@ def _groups(projection: Projection) -> list[list[Turn]]:
             assert isinstance(turn, AssistantTurn)
             groups[-1].append(turn)
     return groups
-
-
-def _dedup(
-    message: Instruction, results: Sequence[dict[str, Any]], sources: Sequence[ActionResponse]
-) -> tuple[_Pair, ...]:
-    """The results an entry renders, with their sources (skipping one equal to an earlier one
-    in the entry or to an item of the instruction's durable prompt context)."""
-    if not results:
-        return ()
-    context = list(message.content.prompt_context)
-    rendered: list[_Pair] = []
-    for result, source in zip(results, sources, strict=True):
-        if result in context or any(result == r for r, _ in rendered):
-            continue
-        rendered.append((result, source))
-    return tuple(rendered)

@@ -124,10 +124,10 @@ class Stepper:
     sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
 
     def __call__(self, projected: Projection, groups: list[list[Turn]], sizes: list[int]) -> int:
-        from lionagi_turns.profiles.amendment1._bound import _dedup
+        from lionagi_turns.profiles.amendment1._entries import rendered_pairs
 
         join = self.meter.text("\n\n")
-        pairs = _dedup(self.instruction, projected.pending, projected.pending_sources)
+        pairs = rendered_pairs(self.instruction, projected.pending, projected.pending_sources)
         self.pending = self._block([r for r, _ in pairs], join)
         weights = []
         end = 0
@@ -177,11 +177,11 @@ class Stepper:
         return self.meter.text(tool_results_block(results)) + join if results else 0
 
     def _results(self, turn: Turn, join: int) -> int:
-        from lionagi_turns.profiles.amendment1._bound import _dedup
+        from lionagi_turns.profiles.amendment1._entries import rendered_pairs
 
         if not isinstance(turn, InstructionTurn) or not turn.results:
             return 0
-        pairs = _dedup(turn.message, turn.results, turn.sources)
+        pairs = rendered_pairs(turn.message, turn.results, turn.sources)
         return self._block([r for r, _ in pairs], join)
 
     def record(self) -> dict[str, Any]:

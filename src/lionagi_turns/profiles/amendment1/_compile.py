@@ -50,6 +50,7 @@ from lionagi_turns.profiles.amendment1._ceiling import (
     CURRENT_ROUND_NOTE,
     InputCeiling,
     Layout,
+    Stepper,
     plan_ceiling,
 )
 from lionagi_turns.profiles.amendment1._contracts import (
@@ -58,6 +59,7 @@ from lionagi_turns.profiles.amendment1._contracts import (
     SECTIONS,
     CompiledChatRequest,
     CompiledMessage,
+    ContextBlock,
     LeftOut,
     SectionBound,
     SectionBudgetRefused,
@@ -138,6 +140,52 @@ def compile_amended_traced(
     errors. ``runner`` (None: the default pipeline) runs the pipeline under the profile and
     returns its trace and the messages with the history marker (``_cached``); ``layout`` is
     what that runner's layout adds to a ceiling's measure."""
+    budgets = _checked_arguments(request, budgets, ceiling)
+    meter = Meter(measure)
+    stepper = None
+    if ceiling is not None:
+        budgets, stepper = plan_ceiling(branch, request, budgets, meter, ceiling, layout)
+
+    blocks, context_left = _admit_blocks(request, budgets.context, meter)
+    if stepper is not None:
+        _charge_context(stepper, blocks, meter)
+    state = Bound(
+        branch, budgets, meter, react=bool(react_context), measure=measure, rule=stepper
+    )
+    profile = _amended_profile(state, context_left)
+
+    def mark(trace: Trace) -> tuple[CompiledMessage, ...]:
+        return _marked(trace, marker_lines("history", (*state.exclusions, *state.truncated)))
+
+    seed = _seed_request(request, blocks)
+    if runner is None:
+        trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
+        messages = mark(trace)
+    else:
+        trace, messages = runner(seed, profile, mark, context_left)
+    state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
+
+    bounds = _section_bounds(branch, request, budgets, stepper, state, blocks, context_left)
+    refusals = _section_refusals(branch, request, budgets, meter, ceiling, stepper, trace)
+    if refusals:
+        raise _refused(refusals, bounds)
+
+    compiled = CompiledChatRequest(
+        instruction=trace.compiled.instruction,
+        messages=tuple(messages),
+        provider_kwargs=trace.compiled.provider_kwargs,
+        bounds=bounds,
+    )
+    if stepper is not None:
+        compiled.instruction.metadata[CEILING_KEY] = stepper.record()
+    return compiled, trace
+
+
+def _checked_arguments(
+    request: TurnRequest, budgets: SectionBudgets | None, ceiling: InputCeiling | None
+) -> SectionBudgets:
+    """The budgets to compile with (None: all unbounded); ``TypeError`` for a request, budgets
+    or ceiling of the wrong type, ``ValueError`` for a non-material context block."""
     if not isinstance(request, TurnRequest):
         raise TypeError(
             f"amendment1.compile_chat_request takes an amendment1.TurnRequest, got "
@@ -151,17 +199,19 @@ def compile_amended_traced(
     if ceiling is not None and not isinstance(ceiling, InputCeiling):
         raise TypeError(f"ceiling must be an InputCeiling, got {type(ceiling).__name__}")
     check_material(request.context_blocks)
-    meter = Meter(measure)
-    stepper = None
-    if ceiling is not None:
-        budgets, stepper = plan_ceiling(branch, request, budgets, meter, ceiling, layout)
+    return budgets
 
-    blocks, context_left = _admit_blocks(request, budgets.context, meter)
-    if stepper is not None:
-        context = sum(meter.text(json_dumps(block_entry(b), sort_keys=True)) for b in blocks)
-        stepper.fixed += context
-        stepper.parts["context"] = context
-    seed = SeedRequest(
+
+def _charge_context(stepper: Stepper, blocks: Sequence[ContextBlock], meter: Meter) -> None:
+    """Adds the admitted context blocks' canonical entries to the ceiling's fixed part."""
+    context = sum(meter.text(json_dumps(block_entry(b), sort_keys=True)) for b in blocks)
+    stepper.fixed += context
+    stepper.parts["context"] = context
+
+
+def _seed_request(request: TurnRequest, blocks: Sequence[ContextBlock]) -> SeedRequest:
+    """The default pipeline's request: ``request`` with only the admitted context blocks."""
+    return SeedRequest(
         instruction=request.instruction,
         progression=request.progression,
         tool_schemas=request.tool_schemas,
@@ -170,37 +220,39 @@ def compile_amended_traced(
         context_blocks=tuple(blocks),
         provider_kwargs=request.provider_kwargs,
     )
-    state = Bound(
-        branch, budgets, meter, react=bool(react_context), measure=measure, rule=stepper
-    )
-    profile = CompileProfile(
+
+
+def _amended_profile(state: Bound, context_left: tuple[LeftOut, ...]) -> CompileProfile:
+    """Amendment 1's profile: ``state`` bounds the view, the envelope carries the context skip
+    markers, each instruction's tool_results entry renders after it."""
+    return CompileProfile(
         name="adr-0007-amendment-1",
         bound=state,
         envelope=lambda kept: context_section(kept, context_left),  # type: ignore[arg-type]
         results_section=results_section,
         reuse=REUSE,
     )
-    def mark(trace: Trace) -> tuple[CompiledMessage, ...]:
-        return _marked(trace, marker_lines("history", (*state.exclusions, *state.truncated)))
 
-    if runner is None:
-        trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
-        messages = mark(trace)
-    else:
-        trace, messages = runner(seed, profile, mark, context_left)
-    state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
-    history_left = (*state.exclusions, *state.truncated)
 
+def _section_bounds(
+    branch: Branch,
+    request: TurnRequest,
+    budgets: SectionBudgets,
+    stepper: Stepper | None,
+    state: Bound,
+    blocks: Sequence[ContextBlock],
+    context_left: tuple[LeftOut, ...],
+) -> tuple[SectionBound, ...]:
+    """D7's five records, in ``SECTIONS`` order: what each section kept and left out."""
     system = branch.msgs.system
-    current = request.instruction
     records = {
         "system": ((str(system.id),) if system is not None else (), ()),
-        "instruction": ((str(current.id),), ()),
-        "history": (state.history_kept, history_left),
+        "instruction": ((str(request.instruction.id),), ()),
+        "history": (state.history_kept, (*state.exclusions, *state.truncated)),
         "context": (tuple(b.provider_name for b in blocks), context_left),
         "tool_results": (state.results_kept, state.results_left),
     }
-    bounds = tuple(
+    return tuple(
         SectionBound(
             section=name,  # type: ignore[arg-type]
             authority=SECTION_AUTHORITY[name],
@@ -212,7 +264,21 @@ def compile_amended_traced(
         )
         for name in SECTIONS
     )
+
+
+def _section_refusals(
+    branch: Branch,
+    request: TurnRequest,
+    budgets: SectionBudgets,
+    meter: Meter,
+    ceiling: InputCeiling | None,
+    stepper: Stepper | None,
+    trace: Trace,
+) -> list[tuple[str, int, int, str]]:
+    """(section, used, budget, note) for the system and instruction sections over their
+    budgets, else for a current round over the ceiling; empty when the request fits."""
     refusals = []
+    system = branch.msgs.system
     if budgets.system is not None and system is not None:
         used = meter.text(system.rendered)
         if used > budgets.system:
@@ -220,7 +286,7 @@ def compile_amended_traced(
                              _note("system", "shorten the system message", ceiling)))
     if budgets.instruction is not None:
         own, _ = render_view(
-            current.content,
+            request.instruction.content,
             context=trace.current_context,
             options=CallOptions(request.tool_schemas, request.response_format, request.structure),
         )
@@ -232,18 +298,7 @@ def compile_amended_traced(
     if not refusals and stepper is not None and stepper.used > stepper.ceiling.tokens:
         refusals.append(("tool_results", stepper.pending,
                          max(0, stepper.ceiling.tokens - stepper.fixed), CURRENT_ROUND_NOTE))
-    if refusals:
-        raise _refused(refusals, bounds)
-
-    compiled = CompiledChatRequest(
-        instruction=trace.compiled.instruction,
-        messages=tuple(messages),
-        provider_kwargs=trace.compiled.provider_kwargs,
-        bounds=bounds,
-    )
-    if stepper is not None:
-        compiled.instruction.metadata[CEILING_KEY] = stepper.record()
-    return compiled, trace
+    return refusals
 
 
 def _marked(trace: Trace, history_marker: str) -> tuple[CompiledMessage, ...]:
@@ -267,7 +322,7 @@ def _note(name: str, hint: str, ceiling: InputCeiling | None) -> str:
 
 def _admit_blocks(
     request: TurnRequest, budget: int | None, meter: Meter
-) -> tuple[list[Any], tuple[LeftOut, ...]]:
+) -> tuple[list[ContextBlock], tuple[LeftOut, ...]]:
     left: list[LeftOut] = list(request.skipped)
     if budget is None:
         return list(request.context_blocks), tuple(left)

@@ -22,16 +22,16 @@ __all__ = ("forget", "recall", "remember")
 _values: PerObject[Any] = PerObject()
 
 
-def recall(branch: Any) -> Any | None:
+def recall(branch: object) -> Any | None:
     """The value remembered for ``branch`` (this very object), or None."""
     return _values.get(branch)
 
 
-def remember(branch: Any, value: Any) -> None:
+def remember(branch: object, value: object) -> None:
     """Remember ``value`` for ``branch`` until the branch is collected or it is replaced."""
     _values.put(branch, value)
 
 
-def forget(branch: Any) -> None:
+def forget(branch: object) -> None:
     """Drop what is remembered for ``branch`` (nothing when nothing is)."""
     _values.forget(branch)

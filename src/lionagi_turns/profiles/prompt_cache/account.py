@@ -82,7 +82,7 @@ class PromptCacheAccount:
         return sum(c.history_rewritten for c in self.calls)
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 

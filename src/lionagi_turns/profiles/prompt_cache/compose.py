@@ -15,7 +15,7 @@ None otherwise. Pure.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi_turns.profiles.prompt_cache.sent import verified_text
 
@@ -46,7 +46,7 @@ def verified_with_results(
     return text if verified_text(bare, base, replace(record, text=sent)) is not None else None
 
 
-def _without(content: Any, tail: str) -> Content | None:
+def _without(content: object, tail: str) -> Content | None:
     """``content`` without its results tail (None when it does not end in it)."""
     if isinstance(content, str):
         end = f"\n\n{tail}"

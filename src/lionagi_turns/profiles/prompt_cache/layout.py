@@ -62,15 +62,20 @@ from lionagi_turns.core.contracts import (
     TurnRequest,
 )
 from lionagi_turns.core.envelope import encode_context_section
-from lionagi_turns.core.history import InstructionTurn, select_ids
+from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.pipeline import Trace, _current_record, compile_traced
 from lionagi_turns.core.profile import CompileProfile
-from lionagi_turns.core.render import CallOptions, ResultsSection, own_copy, render_view
+from lionagi_turns.core.render import (
+    CallOptions,
+    Content,
+    own_copy,
+    render_view,
+)
 from lionagi_turns.core.values import check_value, naming_record
 from lionagi_turns.memo import resume as _resume
 from lionagi_turns.memo import switch as _switch
 from lionagi_turns.memo.yaml import minimal_yaml
-from lionagi_turns.profiles.prompt_cache.compose import verified_with_results
+from lionagi_turns.profiles.prompt_cache.as_sent import AsSent, IgnoredRecord, ignored_records
 from lionagi_turns.profiles.prompt_cache.memo import ViewRecords, prefix_digests, view_records
 from lionagi_turns.profiles.prompt_cache.memo import tool_section as memo_tool_section
 from lionagi_turns.profiles.prompt_cache.record import (
@@ -114,16 +119,6 @@ class CacheLayout:
     @property
     def system_blocks(self) -> list[str]:
         return [*self.stable, *self.conversation]
-
-
-@dataclass(frozen=True, slots=True)
-class IgnoredRecord:
-    """A prompt-cache record the compile did not use, and why: ``position``/``id`` of its
-    instruction in the view (None for the recorded tool section, which no position names)."""
-
-    position: int | None
-    id: str | None
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,40 +217,13 @@ def _compile_cached(
     if stale is not None:  # the records changed: the walk made under the old key is stale
         _resume.forget(branch, _reuse_key(stale))
     last, started = records.last, records.started
-
-    schemas = list(tool_schemas or ())
-    if tool_schemas is None:
-        section = recorded_tool_section(records.stable_blocks)
-    else:
-        section = memo_tool_section(branch, schemas, tool_section)
-    system = branch_system(branch)
-    stable = tuple(s for s in (system.rendered if system else "", section) if s)
-    registered = frozenset(n for s in schemas if (n := _tool_name(s)))
-
-    conversation_blocks: tuple[ContextBlock, ...] = request.context_blocks
-    later: tuple[ContextBlock, ...] = ()
-    if started is not None:
-        conversation_blocks = started.blocks or ()
-        later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
+    stable, section, registered = _stable_segment(branch, records, tool_schemas)
+    conversation_blocks, later = _split_context(request, started)
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
     refs = _tool_refs(list(request.tool_schemas), registered)  # the current instruction's
-    as_sent = _AsSent(records)
-
-    def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
-        return CallOptions(refs, request.response_format, request.structure)
-
-    profile = CompileProfile(
-        name="adr-0127",
-        fold_system=False,
-        fold_context=bool(later),
-        fold_target="current",
-        envelope=lambda blocks: encode_context_section(later),
-        stable_blocks=lambda branch, request: stable,
-        current_options=current_options,
-        history_text=as_sent,
-        reuse=None if audit else _reuse_key(records.stamp),
-    )
+    as_sent = AsSent(records)
+    profile = _cache_profile(stable, later, refs, as_sent, None if audit else records.stamp)
     if compose is not None:
         profile = compose.profile(profile, later)
         as_sent.results_section = profile.results_section
@@ -283,7 +251,94 @@ def _compile_cached(
     compiled = trace.compiled
     if compose is not None:
         compiled = replace(compiled, messages=compose.messages(trace))
-    messages = compiled.messages
+    record, previous_end = _sent_record(
+        branch, compiled.messages, last, stable, conversation, (current, durable_current),
+        conversation_blocks if started is None else None, later,
+    )
+    compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
+    return CachedCompile(
+        compiled,
+        CacheLayout(stable, conversation, previous_end, record.changes),
+        record,
+        trace,
+        ignored_records(
+            records, as_sent.unverified if audit else {}, tool_schemas is None, section
+        ),
+    )
+
+
+def _stable_segment(
+    branch: Branch, records: ViewRecords, tool_schemas: Sequence[Any] | None
+) -> tuple[tuple[str, ...], str, frozenset[str]]:
+    """(the stable segment's blocks, its tool section, the registered tool names): the
+    system text and the tool section rendered from ``tool_schemas`` (None: the recorded
+    one)."""
+    schemas = list(tool_schemas or ())
+    if tool_schemas is None:
+        section = recorded_tool_section(records.stable_blocks)
+    else:
+        section = memo_tool_section(branch, schemas, tool_section)
+    system = branch_system(branch)
+    stable = tuple(s for s in (system.rendered if system else "", section) if s)
+    registered = frozenset(n for s in schemas if (n := _tool_name(s)))
+    return stable, section, registered
+
+
+def _split_context(
+    request: TurnRequest, started: SentRecord | None
+) -> tuple[tuple[ContextBlock, ...], tuple[ContextBlock, ...]]:
+    """(the conversation segment's blocks, the blocks this call folds into its turn): a new
+    conversation's are the request's; a started one's are its record's, and the request's
+    other blocks fold."""
+    if started is None:
+        return request.context_blocks, ()
+    conversation_blocks = started.blocks or ()
+    later = tuple(b for b in request.context_blocks if b not in conversation_blocks)
+    return conversation_blocks, later
+
+
+def _cache_profile(
+    stable: tuple[str, ...],
+    later: tuple[ContextBlock, ...],
+    refs: Sequence[Any],
+    as_sent: AsSent,
+    stamp: int | None,
+) -> CompileProfile:
+    """The ADR-0127 profile (see the module): the system unfolded, ``later`` folded into the
+    current instruction, tools by reference, historical instructions as sent; ``stamp``
+    None (an audit): no resumed walk."""
+
+    def current_options(branch: Branch, request: TurnRequest) -> CallOptions:
+        return CallOptions(refs, request.response_format, request.structure)
+
+    return CompileProfile(
+        name="adr-0127",
+        fold_system=False,
+        fold_context=bool(later),
+        fold_target="current",
+        envelope=lambda blocks: encode_context_section(later),
+        stable_blocks=lambda branch, request: stable,
+        current_options=current_options,
+        history_text=as_sent,
+        reuse=None if stamp is None else _reuse_key(stamp),
+    )
+
+
+def _sent_record(
+    branch: Branch,
+    messages: tuple[CompiledMessage, ...],
+    last: SentRecord | None,
+    stable: tuple[str, ...],
+    conversation: tuple[str, ...],
+    texts: tuple[Content, Content],
+    blocks: tuple[ContextBlock, ...] | None,
+    later: tuple[ContextBlock, ...],
+) -> tuple[SentRecord, int | None]:
+    """(this request's record, ``CacheLayout.previous_end``): the changes against ``last``
+    (the history's last record), the prefix digest at the end of ``messages``. ``texts``:
+    the current instruction's sent text and its durable view; ``blocks``: a new
+    conversation's context blocks (None: a started conversation)."""
+    current, durable_current = texts
     marks = {len(messages)}
     if last is not None and last.messages <= len(messages):
         marks.add(last.messages)
@@ -306,20 +361,13 @@ def _compile_cached(
         basis=digest(durable_current),
         stable=stable_digest,
         conversation=conversation_digest,
-        blocks=tuple(conversation_blocks) if started is None else None,
+        blocks=tuple(blocks) if blocks is not None else None,
         messages=len(messages),
         prefix=digests[len(messages)],
         changes=changes,
         fold=later or None,
     )
-    compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
-    return CachedCompile(
-        compiled,
-        CacheLayout(stable, conversation, previous_end, changes),
-        record,
-        trace,
-        _ignored(records, as_sent.unverified if audit else {}, tool_schemas is None, section),
-    )
+    return record, previous_end
 
 
 class Compose(Protocol):
@@ -338,59 +386,6 @@ class Compose(Protocol):
 
 def _sectioned(profile: CompileProfile) -> dict[str, Any]:
     return {} if profile.results_section is None else {"results_section": profile.results_section}
-
-
-class _AsSent:
-    """The profile's ``history_text``: a historical instruction as it was sent, while its
-    durable rendering is the recorded one and its text verifies; its durable rendering
-    otherwise. ``unverified``: the records whose text did not verify, by view position."""
-
-    def __init__(self, records: ViewRecords) -> None:
-        self.records = records
-        self.unverified: dict[int, IgnoredRecord] = {}
-        # a composed profile's results section (``_cache_compose``); None: the seed's merge
-        self.results_section: ResultsSection | None = None
-
-    def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
-        record, text = self.records.sent_record(turn, rendered)
-        if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
-            return rendered
-        if text is None and self.results_section is not None:
-            text = verified_with_results(turn, rendered, record, self.results_section)
-        if text is None:  # a record without a text is listed by view_records already
-            if record.text is not None:
-                self.unverified[turn.position] = IgnoredRecord(
-                    turn.position, str(turn.message.id), _UNVERIFIED
-                )
-            return rendered
-        return own_copy(text)
-
-
-def _ignored(
-    records: ViewRecords,
-    unverified: dict[int, IgnoredRecord],
-    recorded_stable: bool,
-    section: str,
-) -> tuple[IgnoredRecord, ...]:
-    """``CachedCompile.ignored``: the records ``view_records`` rejected, those whose text did
-    not verify, and a recorded stable segment read without its tool section, by position (the
-    stable segment first)."""
-    out = [IgnoredRecord(p, str(uid), reason) for p, uid, reason in records.rejected]
-    out += unverified.values()
-    blocks = records.stable_blocks
-    if recorded_stable and blocks and len(blocks) > 1 and not section:
-        out.append(IgnoredRecord(None, None, _NO_TOOL_SECTION))
-    return tuple(sorted(out, key=lambda i: -1 if i.position is None else i.position))
-
-
-_UNVERIFIED = (
-    "its recorded sent text is not this instruction's durable rendering plus the response "
-    "sections the profile renders; its durable view is sent instead"
-)
-_NO_TOOL_SECTION = (
-    "the recorded stable segment holds no tool section the profile renders; the stable "
-    "segment shown is the system text alone"
-)
 
 
 def _reuse_key(stamp: int) -> tuple[str, int]:

@@ -62,8 +62,6 @@ list, str, int, float, bool, None) is read afresh, with a new stamp, on every co
 from __future__ import annotations
 
 import hashlib
-import threading
-import weakref
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -85,6 +83,15 @@ from lionagi_turns.profiles.prompt_cache.record import (
     rejections,
 )
 from lionagi_turns.profiles.prompt_cache.sent import check_sent
+from lionagi_turns.profiles.prompt_cache.slots import (
+    SLOTS,
+    Chain,
+    Slot,
+    Unplain,
+    plain_copy,
+    slot_count,
+    slot_of,
+)
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -92,35 +99,14 @@ if TYPE_CHECKING:
     from lionagi_turns.core.contracts import CompiledMessage
     from lionagi_turns.core.history import InstructionTurn
 
-__all__ = ("ViewRecords", "prefix_digests", "tool_section", "view_records")
+__all__ = ("ViewRecords", "prefix_digests", "slot_count", "tool_section", "view_records")
+
+_slots = SLOTS  # the slots by branch id (``slots.SLOTS``, the same dict), read where memo is
 
 _stamps = count(1)  # next() on a count is atomic under the GIL
 _metadata = attrgetter("metadata")
 _KEPT_STATES = 8  # chain states kept per branch (the latest lengths)
 _PLAIN_RECORDS = frozenset({dict, type(None)})  # the types a held record's data may have
-
-
-class _Unplain(Exception):
-    """A record holds a value the memo cannot copy and compare exactly."""
-
-
-def _plain_copy(value: Any) -> Any:
-    """A copy of JSON data whose containers are new and whose leaves are the same objects (so
-    ``==`` against the original is cheap, and exact for JSON values); ``_Unplain`` for
-    anything else."""
-    kind = type(value)
-    if kind is str or kind is int or kind is float or kind is bool or value is None:
-        return value
-    if kind is list:
-        return [_plain_copy(v) for v in value]
-    if kind is not dict:
-        raise _Unplain
-    out = {}
-    for key, item in value.items():
-        if type(key) is not str:
-            raise _Unplain
-        out[key] = _plain_copy(item)
-    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +158,7 @@ class ViewRecords:
 
 
 @dataclass(frozen=True, slots=True)
-class _Held:
+class Held:
     """What a slot keeps of the last answer: the answer, the view it read, the pile it read it
     from, and each instruction's record data as copied then."""
 
@@ -183,52 +169,9 @@ class _Held:
     copies: tuple[Any, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class _Chain:
-    messages: tuple[CompiledMessage, ...]
-    states: tuple[tuple[int, Any], ...]  # (length, sha256 state after that many), ascending
-
-
-class _Slot:
-    __slots__ = ("chain", "held", "stamp", "tools")
-
-    def __init__(self) -> None:
-        self.held: _Held | None = None
-        self.stamp: int | None = None  # the last answer's (also when it could not be held)
-        self.chain: _Chain | None = None
-        self.tools: tuple[Any, str] | None = None  # (copy of the schemas, their section)
-
-
-_slots: dict[int, tuple[weakref.ref[Any], _Slot]] = {}
-_lock = threading.Lock()
-
-
-def _slot(branch: Branch) -> _Slot:
-    key = id(branch)
-    entry = _slots.get(key)
-    if entry is not None and entry[0]() is branch:
-        return entry[1]
-    with _lock:
-        entry = _slots.get(key)
-        if entry is not None and entry[0]() is branch:
-            return entry[1]
-        ref = weakref.ref(branch)
-        slot = _Slot()
-        _slots[key] = (ref, slot)
-    weakref.finalize(branch, _forget, key, ref)
-    return slot
-
-
-def _forget(key: int, ref: weakref.ref[Any]) -> None:
-    with _lock:
-        entry = _slots.get(key)
-        if entry is not None and entry[0] is ref:
-            del _slots[key]
-
-
-def slot_count() -> int:
-    """Slots held (one per live branch compiled under the profile with the fast path on)."""
-    return len(_slots)
+def _slot(branch: Branch) -> Slot[Held]:
+    """The branch's slot (``slots.slot_of``), holding this module's ``Held``."""
+    return slot_of(branch)
 
 
 # --------------------------------------------------------------------------- records
@@ -253,7 +196,7 @@ def view_records(branch: Branch, view: tuple[UUID, ...]) -> tuple[ViewRecords, i
 
 def _read(
     pile: dict[Any, Any], view: tuple[UUID, ...], *, memo: bool
-) -> tuple[ViewRecords, _Held | None]:
+) -> tuple[ViewRecords, Held | None]:
     """Every record of ``view`` read afresh, and what a slot keeps of it (None when it cannot be
     kept: a missing id, a record that is not JSON data)."""
     messages = list(map(pile.get, view))
@@ -274,12 +217,12 @@ def _read(
     if not memo or any(map(is_, messages, repeat(None))):
         return answer, None
     try:
-        copies = tuple(map(_plain_copy, datas))
+        copies = tuple(map(plain_copy, datas))
         keys = tuple(pile)
         values = tuple(pile.values())
-    except (_Unplain, RuntimeError):  # RuntimeError: the pile changed while it was read
+    except (Unplain, RuntimeError):  # RuntimeError: the pile changed while it was read
         return answer, None
-    return answer, _Held(answer, view, keys, values, copies)
+    return answer, Held(answer, view, keys, values, copies)
 
 
 def _aggregate(
@@ -301,7 +244,7 @@ def _aggregate(
     return last, started, stable
 
 
-def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held | None:
+def _extend(held: Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> Held | None:
     """``held`` extended by the view's new ids, or None when a module-contract condition fails
     (then everything is read again)."""
     n = len(held.view)
@@ -330,11 +273,11 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
     new = [(n + i, msg) for i, msg in enumerate(messages) if isinstance(msg, Instruction)]
     try:
         new_datas = [record_data(msg) for _, msg in new]
-        copies = tuple(map(_plain_copy, new_datas))
+        copies = tuple(map(plain_copy, new_datas))
         refs = tuple(msg for _, msg in new)
         keys = tuple(islice(pile, m, None))
         values = tuple(islice(pile.values(), m, None))
-    except (RuntimeError, TypeError, _Unplain):
+    except (RuntimeError, TypeError, Unplain):
         return None
     records = tuple(SentRecord.from_metadata(d) for d in new_datas)
     last, started, stable = _aggregate(
@@ -353,7 +296,7 @@ def _extend(held: _Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> _Held 
         answer.checked,
         answer.rejected + rejections(new_positions, view, refs, new_datas, records),
     )
-    return _Held(
+    return Held(
         extended, view, held.keys + keys, held.values + values, held.copies + copies
     )
 
@@ -374,8 +317,8 @@ def tool_section(branch: Branch, schemas: list[Any], render: Callable[[list[Any]
         return kept[1]
     text = render(schemas)
     try:
-        slot.tools = (_plain_copy(schemas), text)
-    except _Unplain:
+        slot.tools = (plain_copy(schemas), text)
+    except Unplain:
         slot.tools = None
     return text
 
@@ -433,7 +376,7 @@ def prefix_digests(
             fresh.append((n, running.copy()))
     states = dict(kept)
     states.update(fresh)
-    slot.chain = _Chain(messages, tuple(sorted(states.items()))[-_KEPT_STATES:])
+    slot.chain = Chain(messages, tuple(sorted(states.items()))[-_KEPT_STATES:])
     return out
 
 

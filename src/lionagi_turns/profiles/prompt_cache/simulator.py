@@ -111,7 +111,7 @@ class Usage:
         }
 
 
-def _canonical(value: Any) -> str:
+def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -126,7 +126,7 @@ def default_measure(block: Mapping[str, Any]) -> int:
     return len(_canonical(_bare(block)))
 
 
-def _as_blocks(content: Any) -> list[Mapping[str, Any]]:
+def _as_blocks(content: object) -> list[Mapping[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     if isinstance(content, list):

@@ -1,0 +1,92 @@
+"""The prompt-cache profile's per-branch slots (``memo``'s keying and lifetime): one ``Slot``
+per live Branch, by identity (a weak reference; a finalizer drops the slot with the branch), and
+the plain copies a slot holds (``plain_copy``: new containers, the same leaves; ``Unplain`` for
+anything but JSON data)."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+    from lionagi_turns.core.contracts import CompiledMessage
+
+__all__ = ("SLOTS", "Chain", "Slot", "Unplain", "plain_copy", "slot_count", "slot_of")
+
+
+class Unplain(Exception):
+    """A record holds a value the memo cannot copy and compare exactly."""
+
+
+def plain_copy(value: Any) -> Any:
+    """A copy of JSON data whose containers are new and whose leaves are the same objects (so
+    ``==`` against the original is cheap, and exact for JSON values); ``Unplain`` for
+    anything else."""
+    kind = type(value)
+    if kind is str or kind is int or kind is float or kind is bool or value is None:
+        return value
+    if kind is list:
+        return [plain_copy(v) for v in value]
+    if kind is not dict:
+        raise Unplain
+    out = {}
+    for key, item in value.items():
+        if type(key) is not str:
+            raise Unplain
+        out[key] = plain_copy(item)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    messages: tuple[CompiledMessage, ...]
+    states: tuple[tuple[int, Any], ...]  # (length, sha256 state after that many), ascending
+
+
+H = TypeVar("H")  # what the slot keeps of the last answer (``memo.Held``)
+
+
+class Slot(Generic[H]):
+    __slots__ = ("chain", "held", "stamp", "tools")
+
+    def __init__(self) -> None:
+        self.held: H | None = None
+        self.stamp: int | None = None  # the last answer's (also when it could not be held)
+        self.chain: Chain | None = None
+        self.tools: tuple[Any, str] | None = None  # (copy of the schemas, their section)
+
+
+SLOTS: dict[int, tuple[weakref.ref[Any], Slot[Any]]] = {}
+_lock = threading.Lock()
+
+
+def slot_of(branch: Branch) -> Slot[Any]:
+    key = id(branch)
+    entry = SLOTS.get(key)
+    if entry is not None and entry[0]() is branch:
+        return entry[1]
+    with _lock:
+        entry = SLOTS.get(key)
+        if entry is not None and entry[0]() is branch:
+            return entry[1]
+        ref = weakref.ref(branch)
+        slot: Slot[Any] = Slot()
+        SLOTS[key] = (ref, slot)
+    weakref.finalize(branch, _forget, key, ref)
+    return slot
+
+
+def _forget(key: int, ref: weakref.ref[Any]) -> None:
+    with _lock:
+        entry = SLOTS.get(key)
+        if entry is not None and entry[0] is ref:
+            del SLOTS[key]
+
+
+def slot_count() -> int:
+    """Slots held (one per live branch compiled under the profile with the fast path on)."""
+    return len(SLOTS)
