@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from lionagi_turns.integration._originals import ANTHROPIC, original
+
 __all__ = ("LOOKBACK", "SegmentedBlocks", "create_payload", "place_segment_marks")
 
 LOOKBACK = 20
@@ -61,9 +63,7 @@ class SegmentedBlocks(list[str]):
 
 def _lionagi_create_payload() -> Callable[..., Any]:
     """lionagi's own ``create_payload``, also while ``install()`` has replaced it."""
-    from lionagi_turns.integration._install import _ANTHROPIC, _original
-
-    return _original(_ANTHROPIC, "create_payload")
+    return original(ANTHROPIC, "create_payload")
 
 
 def create_payload(

@@ -35,10 +35,11 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.consistent import read_order
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
-from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.integration._adapters import context_blocks_from_report
+from lionagi_turns.integration._compile import provider_kwargs
 from lionagi_turns.integration._handover import Handover
 from lionagi_turns.integration._in_call import payload_in_call
+from lionagi_turns.integration._registry import compile_installed
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -126,11 +127,6 @@ def estimate_next_request_tokens(branch: Branch) -> int:
         context_blocks=current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
-    from lionagi_turns.integration import (
-        _install,  # the installed profile's compile (imported here: _install imports us)
-    )
-
-    compiled = _install.compile_installed_profile(branch, request)
-    kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
+    kw = provider_kwargs(compile_installed(branch, request))
     payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
     return int(estimate_payload_input_tokens(payload))

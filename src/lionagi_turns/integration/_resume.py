@@ -43,6 +43,7 @@ from pydantic import BaseModel, ValidationError
 
 from lionagi_turns.core.contracts import TurnRequest
 from lionagi_turns.core.history import select_ids
+from lionagi_turns.integration._warnings import TurnsCompatibilityWarning
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -102,8 +103,6 @@ def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:
     try:
         prompt = getattr(request_model.model_validate(data), "prompt", None)
     except ValidationError as exc:
-        from lionagi_turns.integration._install import TurnsCompatibilityWarning
-
         warnings.warn(
             f"lionagi-turns: {endpoint_type.__name__}'s request model refused a probe "
             f"conversation ({exc.error_count()} errors), so its turns are compiled as not "
