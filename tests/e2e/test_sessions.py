@@ -26,7 +26,6 @@ from lionagi_turns import (
     encode_context_section,
     to_provider_messages,
 )
-from lionagi_turns.integration import _install as integration
 from lionagi_turns.integration import _registry
 
 from .harness import BoundarySpy, CompileTap, collect, recompiled
