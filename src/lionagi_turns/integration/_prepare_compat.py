@@ -123,17 +123,10 @@ def prepare_messages_for_chat(
         new_instruction, to_chat, system_prefix, aggregate_actions, round_notifications, scratchpad
     )
     if unsupported:
-        for option in unsupported:
-            warnings.warn(
-                f"prepare_messages_for_chat({option}=...): {UNSUPPORTED_OPTIONS[option]}. "
-                "This call uses lionagi's legacy compilation, which is deprecated; "
-                "use lionagi_turns.compile_chat_request instead.",
-                DeprecationWarning,
-                stacklevel=2,
-            )
+        _warn_legacy(unsupported)
         # lionagi's helper looks a Progression up as one id (its own), so ids are passed.
         legacy_ids: Any = None if progression is None else list(progression_ids(progression))
-        return _LEGACY(
+        legacy: list[MessageContent] | list[dict[str, Any]] = _LEGACY(
             messages,
             legacy_ids,
             new_instruction,
@@ -143,6 +136,7 @@ def prepare_messages_for_chat(
             round_notifications,
             scratchpad,
         )
+        return legacy
     content = _instruction_content(new_instruction)
     assert content is not None  # guaranteed by _unsupported
     ids = (
@@ -167,6 +161,19 @@ def prepare_messages_for_chat(
     out = to_provider_messages(compiled)
     check_image_hosts(out)
     return out
+
+
+def _warn_legacy(unsupported: list[str]) -> None:
+    """One ``DeprecationWarning`` per option the compiler cannot express, at the caller of
+    ``prepare_messages_for_chat``."""
+    for option in unsupported:
+        warnings.warn(
+            f"prepare_messages_for_chat({option}=...): {UNSUPPORTED_OPTIONS[option]}. "
+            "This call uses lionagi's legacy compilation, which is deprecated; "
+            "use lionagi_turns.compile_chat_request instead.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
 
 
 @dataclass(frozen=True, slots=True)
