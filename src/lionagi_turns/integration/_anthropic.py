@@ -84,13 +84,13 @@ def create_payload(
     return payload, headers
 
 
-def _strip(block: Any) -> Any:
+def _strip(block: object) -> object:
     if isinstance(block, dict) and "cache_control" in block:
         return {k: v for k, v in block.items() if k != "cache_control"}
     return block
 
 
-def _markable(block: Any) -> bool:
+def _markable(block: object) -> bool:
     if not isinstance(block, dict) or block.get("type") in _UNMARKABLE:
         return False
     return not (block.get("type") == "text" and not str(block.get("text") or "").strip())
@@ -123,7 +123,7 @@ class _Marks:
     may still be placed (``_MAX_MARKS`` less the caller's native tool marks)."""
 
     def __init__(
-        self, system: list[Any], messages: list[dict[str, Any]], tool_marks: list[Any]
+        self, system: list[object], messages: list[dict[str, Any]], tool_marks: list[object]
     ) -> None:
         self.system = system
         self.messages = messages
@@ -146,9 +146,9 @@ class _Marks:
         return cls(system, messages, tool_marks)
 
     def mark_system(self, index: int, control: dict[str, str]) -> None:
-        system = self.system
-        if 0 <= index < len(system) and self.budget > 0 and _markable(system[index]):
-            system[index] = {**system[index], "cache_control": dict(control)}
+        block = self.system[index] if 0 <= index < len(self.system) else None
+        if isinstance(block, dict) and self.budget > 0 and _markable(block):
+            self.system[index] = {**block, "cache_control": dict(control)}
             self.budget -= 1
 
     def _last_markable(self, i: int) -> int | None:

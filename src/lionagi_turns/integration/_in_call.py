@@ -61,7 +61,7 @@ class _Compiled:
 @dataclass(frozen=True, slots=True)
 class _Calling:
     branch: Branch
-    imodel: Any
+    imodel: object
     built: _Built | None
     compiled: _Compiled | None
 
@@ -83,7 +83,7 @@ def note_compiled(branch: Branch, instruction: Instruction, kwargs: dict[str, An
     _compiled.set(_Compiled(branch, instruction, dict(kwargs)))
 
 
-async def emit_api_pre_call(branch: Branch, imodel: Any) -> None:
+async def emit_api_pre_call(branch: Branch, imodel: object) -> None:
     """lionagi's ``emit_api_pre_call``, with this call marked in progress while it runs."""
     from lionagi.operations import _api_hooks
 

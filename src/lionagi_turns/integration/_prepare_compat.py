@@ -50,6 +50,8 @@ from lionagi_turns.core.providers import check_image_hosts, to_provider_messages
 from lionagi_turns.integration._adapters import progression_ids
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
     from lionagi.protocols.generic.pile import Pile
     from lionagi.protocols.generic.progression import Progression
     from lionagi.protocols.messages import Message
@@ -73,7 +75,7 @@ UNSUPPORTED_OPTIONS: dict[str, str] = {
 
 
 def _unsupported(
-    new_instruction: Any,
+    new_instruction: object,
     to_chat: bool,
     system_prefix: str | None,
     aggregate_actions: bool,
@@ -96,7 +98,7 @@ def _unsupported(
     return found
 
 
-def _instruction_content(value: Any) -> InstructionContent | None:
+def _instruction_content(value: object) -> InstructionContent | None:
     if isinstance(value, Instruction):
         return value.content
     if isinstance(value, InstructionContent):
@@ -187,10 +189,10 @@ class _PileView:
     """The three things the compiler reads from a branch, taken from a bare pile."""
 
     msgs: _Msgs
-    progression: tuple[Any, ...]
+    progression: tuple[UUID, ...]
 
     @classmethod
-    def of(cls, pile: Any, ids: tuple[Any, ...]) -> _PileView:
+    def of(cls, pile: Pile[Message], ids: tuple[UUID, ...]) -> _PileView:
         first = pile.collections.get(ids[0]) if ids else None
         system = first if isinstance(first, System) else None
         return cls(msgs=_Msgs(messages=pile, system=system), progression=ids)
