@@ -69,14 +69,9 @@ from contextlib import contextmanager
 
 from lionagi_turns.core.support import IntegrationError
 from lionagi_turns.integration import _registry
-from lionagi_turns.integration._compile import (
-    CompiledCall,
-    compile_call,
-    places_prompt_cache,
-    seed_profile_forced,
-)
+from lionagi_turns.integration._compile import seed_profile_forced as seed_profile_forced
 from lionagi_turns.integration._estimate import estimate_next_request_tokens
-from lionagi_turns.integration._originals import FOLD, lock, original_token_budget, saved, site
+from lionagi_turns.integration._originals import FOLD, lock, saved, site
 from lionagi_turns.integration._patches import (
     FOLD_DEFAULT,
     TARGETS,
@@ -85,24 +80,16 @@ from lionagi_turns.integration._patches import (
     fold_kwdefaults,
     lionagi_version,
 )
-from lionagi_turns.integration._registry import PROFILES, compile_installed
+from lionagi_turns.integration._registry import PROFILES
 from lionagi_turns.integration._run import (
     apply_context_providers,
     prepare_run_kwargs,
     prepare_run_turn_kwargs,
     run_recording_outcome,
 )
-from lionagi_turns.integration._structure import (
-    build_instruction,
-    propagate_structure,
-)
-from lionagi_turns.integration._structure import structures as _structures
-from lionagi_turns.integration._warnings import (
-    PROMPT_CACHE_GAP,
-    REACT_RESUME_BLOCKS_GAP,
-    TurnsCompatibilityWarning,
-)
-from lionagi_turns.integration._warnings import reset_warnings as _reset_warnings
+from lionagi_turns.integration._structure import build_instruction, propagate_structure, structures
+from lionagi_turns.integration._warnings import PROMPT_CACHE_GAP as PROMPT_CACHE_GAP
+from lionagi_turns.integration._warnings import TurnsCompatibilityWarning, reset_warnings
 
 __all__ = (
     "IntegrationError",
@@ -119,21 +106,11 @@ __all__ = (
     "uninstall",
 )
 
-# Names kept here for the tests and benchmarks that read them from this module.
-_REEXPORTED = (
-    CompiledCall,
-    compile_call,
-    compile_installed,
-    original_token_budget,
-    places_prompt_cache,
-    seed_profile_forced,
-    PROMPT_CACHE_GAP,
-    REACT_RESUME_BLOCKS_GAP,
-    PROFILES,
-    _reset_warnings,
-    _structures,
-)
+# Read from this module by the tests and the benchmarks (with seed_profile_forced and
+# PROMPT_CACHE_GAP, imported above as themselves).
 _lock = lock
+_structures = structures
+_reset_warnings = reset_warnings
 
 
 def install(*, profile: str = "default", budgets: object = None, ceiling: object = None) -> None:
