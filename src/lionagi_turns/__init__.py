@@ -15,7 +15,6 @@ from lionagi_turns.core.support import IntegrationError, unsupported_lionagi, un
 from lionagi_turns.core.version import __version__ as __version__
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
-    from lionagi_turns import _moved
     from lionagi_turns.core.contracts import (
         CompiledChatRequest,
         CompiledMessage,
@@ -42,8 +41,6 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         PromptCacheCall,
         prompt_cache_account,
     )
-
-    _moved.register()
 
 __all__ = (
     "CompiledChatRequest",

@@ -2,20 +2,19 @@
 
 ``import lionagi_turns.<old>`` (and ``from lionagi_turns.<old> import x``) still works and
 yields the module now at ``lionagi_turns.<new>``, with one ``DeprecationWarning`` naming the new
-path. Only the names in ``MOVED`` are served; any other import is left to Python's own finders.
+path. Each old path is a stub module (``lionagi_turns/<old>.py``) that calls ``serve``; no
+import hook is installed, so every other import is Python's own. Only the names in ``MOVED``
+have a stub.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import importlib.machinery
 import sys
 import warnings
 from types import ModuleType
-from typing import Any
 
-__all__ = ("MOVED", "register")
+__all__ = ("MOVED", "serve")
 
 _PACKAGE = __name__.rpartition(".")[0]
 
@@ -39,43 +38,20 @@ MOVED: dict[str, str] = {
 }
 
 
-class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target: str) -> None:
-        self._target = target
-        self._own: tuple[Any, Any] = (None, None)
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        module = importlib.import_module(self._target)
-        self._own = (module.__spec__, module.__loader__)
-        return module
-
-    def exec_module(self, module: ModuleType) -> None:
-        """The target module is already executed; give back the identity the import machinery
-        wrote over (``__spec__``, ``__loader__``), so the module stays what it was."""
-        module.__spec__, module.__loader__ = self._own
-
-
-class _MovedFinder(importlib.abc.MetaPathFinder):
-    def find_spec(
-        self, fullname: str, path: object = None, target: object = None
-    ) -> importlib.machinery.ModuleSpec | None:
-        package, _, leaf = fullname.rpartition(".")
-        if package != _PACKAGE or leaf not in MOVED:
-            return None
-        new = f"{_PACKAGE}.{MOVED[leaf]}"
-        warnings.warn(
-            f"{fullname} moved to {new}; import the public names from {_PACKAGE} "
-            "(the old path is removed in the next release)",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return importlib.machinery.ModuleSpec(fullname, _AliasLoader(new))
-
-
-_FINDER = _MovedFinder()
-
-
-def register() -> None:
-    """Serve the old paths (idempotent)."""
-    if not any(isinstance(f, _MovedFinder) for f in sys.meta_path):
-        sys.meta_path.append(_FINDER)
+def serve(fullname: str) -> ModuleType:
+    """Warn once that ``fullname`` (a key of ``MOVED`` under this package) moved, and make
+    the import of ``fullname`` yield the module at its new path (``sys.modules`` holds that
+    very module under the old name)."""
+    package, _, leaf = fullname.rpartition(".")
+    if package != _PACKAGE or leaf not in MOVED:
+        raise ValueError(f"{fullname} is not a moved 0.1 path (see lionagi_turns._moved.MOVED)")
+    new = f"{_PACKAGE}.{MOVED[leaf]}"
+    warnings.warn(
+        f"{fullname} moved to {new}; import the public names from {_PACKAGE} "
+        "(the old path is removed in the next release)",
+        DeprecationWarning,
+        stacklevel=3,  # the importer (warnings skips the import machinery's frames)
+    )
+    module = importlib.import_module(new)
+    sys.modules[fullname] = module
+    return module

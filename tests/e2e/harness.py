@@ -140,7 +140,7 @@ class TappedCompile:
 @dataclass
 class CompileTap:
     """Records every ``compile_chat_request`` the installed integration adapter performs
-    (install with ``monkeypatch.setattr(integration, "compile_chat_request", tap)``)."""
+    (install with ``monkeypatch.setattr(_registry, "compile_chat_request", tap)``)."""
 
     compiled: list[TappedCompile] = field(default_factory=list)
 

@@ -136,7 +136,7 @@ def test_installed_distribution_version_is_checked_too(monkeypatch: pytest.Monke
     def fake_version(name: str) -> str:
         return "0.40.1" if name == "lionagi" else real(name)
 
-    monkeypatch.setattr(integration.importlib.metadata, "version", fake_version)
+    monkeypatch.setattr(importlib.metadata, "version", fake_version)
     with pytest.raises(IntegrationError, match=r"0\.40\.1"):
         lionagi_turns.install()
 

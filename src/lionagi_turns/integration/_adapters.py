@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 from uuid import UUID
 
 from lionagi._errors import NotFoundError
@@ -34,7 +34,10 @@ from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 
 if TYPE_CHECKING:
     from lionagi.operations.types import ChatParam
+    from lionagi.protocols.context_providers import ProviderReport
     from lionagi.session.branch import Branch
+
+T = TypeVar("T")
 
 __all__ = (
     "ProgressionIdError",
@@ -52,7 +55,7 @@ class ProgressionIdError(ValueError, NotFoundError):
     which lionagi 0.36 raises for it (its lookup finds no such key), so either ``except``
     works; ``details["value"]`` holds the entry."""
 
-    def __init__(self, message: str, value: Any) -> None:
+    def __init__(self, message: str, value: object) -> None:
         NotFoundError.__init__(self, message, details={"value": value})
 
 
@@ -60,11 +63,11 @@ class ProgressionTypeError(TypeError, NotFoundError):
     """A progression entry that is no id at all (for example an int). Also lionagi's
     ``NotFoundError``, which lionagi 0.36 raises for it; ``details["type"]`` names its type."""
 
-    def __init__(self, message: str, value: Any) -> None:
+    def __init__(self, message: str, value: object) -> None:
         NotFoundError.__init__(self, message, details={"type": type(value).__name__})
 
 
-def progression_ids(value: Any) -> tuple[UUID, ...]:
+def progression_ids(value: object) -> tuple[UUID, ...]:
     """Every id in ``value``, in order, as UUIDs.
 
     Accepts a UUID, a UUID string, anything with an ``id`` (a lionagi message or element), a
@@ -78,7 +81,7 @@ def progression_ids(value: Any) -> tuple[UUID, ...]:
     return tuple(out)
 
 
-def _collect(value: Any, where: str, out: list[UUID]) -> None:
+def _collect(value: object, where: str, out: list[UUID]) -> None:
     if isinstance(value, Progression):
         out.extend(value)
         return
@@ -109,7 +112,7 @@ def _collect(value: Any, where: str, out: list[UUID]) -> None:
     )
 
 
-def legacy_progression(value: Any) -> tuple[UUID, ...] | None:
+def legacy_progression(value: object) -> tuple[UUID, ...] | None:
     """lionagi's ``param.progression or branch.progression`` rule: a falsy value (``None``,
     ``[]``, an empty ``Progression``) selects the branch's progression (``None``); anything
     else is converted with ``progression_ids``."""
@@ -119,7 +122,7 @@ def legacy_progression(value: Any) -> tuple[UUID, ...] | None:
 
 
 def context_blocks_from_report(
-    blocks: Sequence[str] | None, report: Any
+    blocks: Sequence[str] | None, report: ProviderReport | None
 ) -> tuple[ContextBlock, ...]:
     """Pair lionagi's rendered provider ``blocks`` with the names in ``report.fired``.
 
@@ -159,12 +162,13 @@ def context_blocks_from_report(
     return tuple(out)
 
 
-def isolate_instruction(instruction: Any) -> Any:
+def isolate_instruction(instruction: T) -> T:
     """A deep copy of ``instruction`` when it is a lionagi ``Instruction`` (same id, sender,
     recipient, metadata), so lionagi's factory, which updates an ``Instruction`` in place, never
     touches the caller's object; any other value is returned as is."""
     if isinstance(instruction, Instruction):
-        return instruction.model_copy(deep=True)
+        copied: T = instruction.model_copy(deep=True)
+        return copied
     return instruction
 
 
@@ -186,7 +190,7 @@ def _tool_schemas(content_value: Any, param_value: Any) -> tuple[dict[str, Any],
     return tuple(copy.deepcopy(dict(s)) for s in items)
 
 
-def _structure(param_value: Any, content_value: Any) -> Any:
+def _structure(param_value: object, content_value: object) -> type[Structure] | str | None:
     for value in (param_value, content_value):
         if isinstance(value, str):
             return value

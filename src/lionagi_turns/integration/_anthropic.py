@@ -26,6 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from lionagi_turns.integration._originals import ANTHROPIC, original
+
 __all__ = ("LOOKBACK", "SegmentedBlocks", "create_payload", "place_segment_marks")
 
 LOOKBACK = 20
@@ -61,9 +63,7 @@ class SegmentedBlocks(list[str]):
 
 def _lionagi_create_payload() -> Callable[..., Any]:
     """lionagi's own ``create_payload``, also while ``install()`` has replaced it."""
-    from lionagi_turns.integration._install import _ANTHROPIC, _original
-
-    return _original(_ANTHROPIC, "create_payload")
+    return original(ANTHROPIC, "create_payload")
 
 
 def create_payload(
@@ -84,13 +84,13 @@ def create_payload(
     return payload, headers
 
 
-def _strip(block: Any) -> Any:
+def _strip(block: object) -> object:
     if isinstance(block, dict) and "cache_control" in block:
         return {k: v for k, v in block.items() if k != "cache_control"}
     return block
 
 
-def _markable(block: Any) -> bool:
+def _markable(block: object) -> bool:
     if not isinstance(block, dict) or block.get("type") in _UNMARKABLE:
         return False
     return not (block.get("type") == "text" and not str(block.get("text") or "").strip())
@@ -100,33 +100,59 @@ def place_segment_marks(
     payload: dict[str, Any], stable_count: int, previous_end: int | None
 ) -> None:
     """Replace the payload's system and message marks with the segment marks (module rules)."""
-    system = [_strip(b) for b in payload.get("system") or ()]
-    messages = [dict(m) for m in payload.get("messages") or ()]
-    for m in messages:
-        if isinstance(m.get("content"), list):
-            m["content"] = [_strip(b) for b in m["content"]]
-    tool_marks = [
-        t["cache_control"]
-        for t in payload.get("tools") or ()
-        if isinstance(t, dict) and t.get("cache_control")
-    ]
-    budget = _MAX_MARKS - len(tool_marks)
-    # The API reads a one-hour mark only before every five-minute mark (lionagi's rule too).
-    short_before = any(not isinstance(m, dict) or m.get("ttl") != "1h" for m in tool_marks)
+    marks = _Marks.of(payload)
+    if stable_count and not marks.short_before:
+        marks.mark_system(min(stable_count, len(marks.system)) - 1, _ONE_HOUR)
+    if len(marks.system) > stable_count:
+        marks.mark_system(len(marks.system) - 1, _FIVE_MINUTES)
+    messages = marks.messages
+    if messages:
+        tail = len(messages) - 1
+        if previous_end is not None and 0 <= previous_end < tail:
+            added = sum(_block_count(m) for m in messages[previous_end + 1 :])
+            if added >= LOOKBACK and marks.budget >= 2:  # the tail mark comes first
+                marks.mark_message(previous_end)
+        marks.mark_message(tail)
+    if marks.system:
+        payload["system"] = marks.system
+    payload["messages"] = messages
 
-    def mark_system(index: int, control: dict[str, str]) -> None:
-        nonlocal budget
-        if 0 <= index < len(system) and budget > 0 and _markable(system[index]):
-            system[index] = {**system[index], "cache_control": dict(control)}
-            budget -= 1
 
-    if stable_count and not short_before:
-        mark_system(min(stable_count, len(system)) - 1, _ONE_HOUR)
-    if len(system) > stable_count:
-        mark_system(len(system) - 1, _FIVE_MINUTES)
+class _Marks:
+    """The payload's system blocks and messages with every mark stripped, and how many marks
+    may still be placed (``_MAX_MARKS`` less the caller's native tool marks)."""
 
-    def last_markable(i: int) -> int | None:
-        content = messages[i].get("content")
+    def __init__(
+        self, system: list[object], messages: list[dict[str, Any]], tool_marks: list[object]
+    ) -> None:
+        self.system = system
+        self.messages = messages
+        self.budget = _MAX_MARKS - len(tool_marks)
+        # The API reads a one-hour mark only before every five-minute mark (lionagi's rule too).
+        self.short_before = any(not isinstance(m, dict) or m.get("ttl") != "1h" for m in tool_marks)
+
+    @classmethod
+    def of(cls, payload: Mapping[str, Any]) -> _Marks:
+        system = [_strip(b) for b in payload.get("system") or ()]
+        messages = [dict(m) for m in payload.get("messages") or ()]
+        for m in messages:
+            if isinstance(m.get("content"), list):
+                m["content"] = [_strip(b) for b in m["content"]]
+        tool_marks = [
+            t["cache_control"]
+            for t in payload.get("tools") or ()
+            if isinstance(t, dict) and t.get("cache_control")
+        ]
+        return cls(system, messages, tool_marks)
+
+    def mark_system(self, index: int, control: dict[str, str]) -> None:
+        block = self.system[index] if 0 <= index < len(self.system) else None
+        if isinstance(block, dict) and self.budget > 0 and _markable(block):
+            self.system[index] = {**block, "cache_control": dict(control)}
+            self.budget -= 1
+
+    def _last_markable(self, i: int) -> int | None:
+        content = self.messages[i].get("content")
         if isinstance(content, str):
             return 0 if content.strip() else None
         if isinstance(content, list):
@@ -135,29 +161,17 @@ def place_segment_marks(
                     return j
         return None
 
-    def mark_message(i: int) -> None:
-        nonlocal budget
-        j = last_markable(i)
-        if j is None or budget <= 0:
+    def mark_message(self, i: int) -> None:
+        j = self._last_markable(i)
+        if j is None or self.budget <= 0:
             return
-        content = messages[i]["content"]
+        content = self.messages[i]["content"]
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
         content = list(content)
         content[j] = {**content[j], "cache_control": dict(_FIVE_MINUTES)}
-        messages[i] = {**messages[i], "content": content}
-        budget -= 1
-
-    if messages:
-        tail = len(messages) - 1
-        if previous_end is not None and 0 <= previous_end < tail:
-            added = sum(_block_count(m) for m in messages[previous_end + 1 :])
-            if added >= LOOKBACK and budget >= 2:  # the tail mark comes first
-                mark_message(previous_end)
-        mark_message(tail)
-    if system:
-        payload["system"] = system
-    payload["messages"] = messages
+        self.messages[i] = {**self.messages[i], "content": content}
+        self.budget -= 1
 
 
 def _block_count(message: Mapping[str, Any]) -> int:

@@ -34,9 +34,11 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.contracts import TurnRequest
-from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.integration._compile import provider_kwargs
 from lionagi_turns.integration._estimate import current_blocks, newest_instruction, turn_options
 from lionagi_turns.integration._in_call import request_in_call
+from lionagi_turns.integration._originals import original_token_budget
+from lionagi_turns.integration._registry import compile_installed
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
@@ -48,9 +50,7 @@ __all__ = ("get_token_budget", "used_tokens")
 
 def get_token_budget(branch: Branch) -> TokenBudget:
     """lionagi's ``TokenBudget`` for ``branch`` with ``used`` as the module contract says."""
-    from lionagi_turns.integration import _install  # imported here: _install imports this module
-
-    budget: TokenBudget = _install.original_token_budget()(branch)
+    budget: TokenBudget = original_token_budget()(branch)
     return dataclasses.replace(budget, used=used_tokens(branch))
 
 
@@ -90,12 +90,7 @@ def _view_kwargs(branch: Branch) -> dict[str, Any]:
         context_blocks=current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
-    from lionagi_turns.integration import (
-        _install,  # the installed profile's compile (imported here: _install imports us)
-    )
-
-    compiled = _install.compile_installed_profile(branch, request)
-    return {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
+    return provider_kwargs(compile_installed(branch, request))
 
 
 def _no_text(branch: Branch) -> Instruction:

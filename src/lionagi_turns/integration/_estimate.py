@@ -35,13 +35,19 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.consistent import read_order
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
-from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.integration._adapters import context_blocks_from_report
+from lionagi_turns.integration._compile import provider_kwargs
 from lionagi_turns.integration._handover import Handover
 from lionagi_turns.integration._in_call import payload_in_call
+from lionagi_turns.integration._registry import compile_installed
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
+    from lionagi.operations.schema.structure import Structure
+    from lionagi.protocols.messages import Instruction
     from lionagi.session.branch import Branch
+    from pydantic import BaseModel
 
 __all__ = (
     "TurnOptions",
@@ -58,8 +64,8 @@ class TurnOptions:
     """The call options one compiled turn had (``TurnRequest`` fields D1 keeps off records)."""
 
     tool_schemas: tuple[dict[str, Any], ...]
-    response_format: Any
-    structure: Any
+    response_format: type[BaseModel] | dict[str, Any] | BaseModel | None
+    structure: type[Structure] | str | None
     provider_kwargs: Mapping[str, Any]
 
 
@@ -68,7 +74,7 @@ class TurnOptions:
 _options: Handover[TurnOptions] = Handover(lambda instruction: instruction)
 
 
-def remember_turn_options(instruction: Any, request: TurnRequest) -> None:
+def remember_turn_options(instruction: Instruction, request: TurnRequest) -> None:
     """Keep ``request``'s call options for the recorded ``instruction`` it compiled."""
     options = TurnOptions(
         tool_schemas=request.tool_schemas,
@@ -79,7 +85,7 @@ def remember_turn_options(instruction: Any, request: TurnRequest) -> None:
     _options.put(instruction, options)
 
 
-def turn_options(instruction: Any) -> TurnOptions | None:
+def turn_options(instruction: Instruction) -> TurnOptions | None:
     """The options remembered for this very instruction object, or None."""
     return _options.get(instruction)
 
@@ -95,11 +101,11 @@ def current_blocks(branch: Branch) -> tuple[ContextBlock, ...]:
     return context_blocks_from_report(list(report.blocks or ()), report)
 
 
-def newest_instruction(branch: Branch) -> Any:
+def newest_instruction(branch: Branch) -> Instruction | None:
     """The newest ``Instruction`` in the branch's active view, or None."""
     from lionagi.protocols.messages import Instruction
 
-    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     for uid in reversed(read_order(branch.msgs.messages, branch.progression)):  # type: ignore[has-type]
         msg = pile.get(uid)
         if isinstance(msg, Instruction):
@@ -126,11 +132,6 @@ def estimate_next_request_tokens(branch: Branch) -> int:
         context_blocks=current_blocks(branch),
         provider_kwargs=dict(options.provider_kwargs) if options else {},
     )
-    from lionagi_turns.integration import (
-        _install,  # the installed profile's compile (imported here: _install imports us)
-    )
-
-    compiled = _install.compile_installed_profile(branch, request)
-    kw = {**compiled.provider_kwargs, "messages": to_provider_messages(compiled)}
+    kw = provider_kwargs(compile_installed(branch, request))
     payload, _headers = branch.chat_model.endpoint.create_payload(request=kw)
     return int(estimate_payload_input_tokens(payload))

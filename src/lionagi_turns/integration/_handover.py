@@ -29,28 +29,28 @@ class Handover(Generic[V]):
 
     def __init__(self, key_of: Callable[[Any], Any]) -> None:
         self._key_of = key_of
-        self._entries: dict[int, tuple[weakref.ref[Any], V]] = {}
+        self._entries: dict[int, tuple[weakref.ref[object], V]] = {}
         self._lock = threading.Lock()
 
-    def put(self, owner: Any, value: V) -> None:
+    def put(self, owner: object, value: V) -> None:
         key = id(self._key_of(owner))
         ref = weakref.ref(owner)
         with self._lock:
             self._entries[key] = (ref, value)
         weakref.finalize(owner, self._forget, key, ref)
 
-    def _forget(self, key: int, ref: weakref.ref[Any]) -> None:
+    def _forget(self, key: int, ref: weakref.ref[object]) -> None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and entry[0] is ref:
                 del self._entries[key]
 
-    def owner(self, key: Any) -> Any:
+    def owner(self, key: object) -> object:
         with self._lock:
             entry = self._entries.get(id(key))
         return None if entry is None else entry[0]()
 
-    def get(self, key: Any) -> V | None:
+    def get(self, key: object) -> V | None:
         with self._lock:
             entry = self._entries.get(id(key))
         if entry is None:

@@ -13,7 +13,7 @@ Contract:
   options a call built for a branch and the kwargs it compiled. Neither writes to the branch.
 - ``request_in_call(branch)`` is None outside an API_PRE_CALL emit for ``branch``. Inside one
   it is the call's model and the kwargs its request sends: in ``run``, the kwargs already
-  compiled; in ``chat``, the adapter's compile (``_install.compile_call``) of the built
+  compiled; in ``chat``, the adapter's compile (``_compile.compile_call``) of the built
   instruction against the branch's view as it is at the moment of asking, so a fold made by an
   earlier hook handler is reflected, with the context blocks of the branch's
   ``last_context_report`` (lionagi set it for this call before the emit).
@@ -27,6 +27,8 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from lionagi_turns.integration._compile import compile_call
 
 if TYPE_CHECKING:
     from lionagi.operations.types import ChatParam
@@ -59,7 +61,7 @@ class _Compiled:
 @dataclass(frozen=True, slots=True)
 class _Calling:
     branch: Branch
-    imodel: Any
+    imodel: object
     built: _Built | None
     compiled: _Compiled | None
 
@@ -81,7 +83,7 @@ def note_compiled(branch: Branch, instruction: Instruction, kwargs: dict[str, An
     _compiled.set(_Compiled(branch, instruction, dict(kwargs)))
 
 
-async def emit_api_pre_call(branch: Branch, imodel: Any) -> None:
+async def emit_api_pre_call(branch: Branch, imodel: object) -> None:
     """lionagi's ``emit_api_pre_call``, with this call marked in progress while it runs."""
     from lionagi.operations import _api_hooks
 
@@ -133,11 +135,7 @@ def _kwargs(calling: _Calling) -> dict[str, Any] | None:
         return compiled.kwargs
     if built is None:
         return None
-    from lionagi_turns.integration import (
-        _install,  # the adapter's compile (imported here: _install imports us)
-    )
-
-    call = _install.compile_call(
+    call = compile_call(
         calling.branch,
         built.instruction,
         built.param,

@@ -50,6 +50,8 @@ from lionagi_turns.core.providers import check_image_hosts, to_provider_messages
 from lionagi_turns.integration._adapters import progression_ids
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
     from lionagi.protocols.generic.pile import Pile
     from lionagi.protocols.generic.progression import Progression
     from lionagi.protocols.messages import Message
@@ -73,7 +75,7 @@ UNSUPPORTED_OPTIONS: dict[str, str] = {
 
 
 def _unsupported(
-    new_instruction: Any,
+    new_instruction: object,
     to_chat: bool,
     system_prefix: str | None,
     aggregate_actions: bool,
@@ -96,7 +98,7 @@ def _unsupported(
     return found
 
 
-def _instruction_content(value: Any) -> InstructionContent | None:
+def _instruction_content(value: object) -> InstructionContent | None:
     if isinstance(value, Instruction):
         return value.content
     if isinstance(value, InstructionContent):
@@ -123,17 +125,10 @@ def prepare_messages_for_chat(
         new_instruction, to_chat, system_prefix, aggregate_actions, round_notifications, scratchpad
     )
     if unsupported:
-        for option in unsupported:
-            warnings.warn(
-                f"prepare_messages_for_chat({option}=...): {UNSUPPORTED_OPTIONS[option]}. "
-                "This call uses lionagi's legacy compilation, which is deprecated; "
-                "use lionagi_turns.compile_chat_request instead.",
-                DeprecationWarning,
-                stacklevel=2,
-            )
+        _warn_legacy(unsupported)
         # lionagi's helper looks a Progression up as one id (its own), so ids are passed.
         legacy_ids: Any = None if progression is None else list(progression_ids(progression))
-        return _LEGACY(
+        legacy: list[MessageContent] | list[dict[str, Any]] = _LEGACY(
             messages,
             legacy_ids,
             new_instruction,
@@ -143,6 +138,7 @@ def prepare_messages_for_chat(
             round_notifications,
             scratchpad,
         )
+        return legacy
     content = _instruction_content(new_instruction)
     assert content is not None  # guaranteed by _unsupported
     ids = (
@@ -169,6 +165,19 @@ def prepare_messages_for_chat(
     return out
 
 
+def _warn_legacy(unsupported: list[str]) -> None:
+    """One ``DeprecationWarning`` per option the compiler cannot express, at the caller of
+    ``prepare_messages_for_chat``."""
+    for option in unsupported:
+        warnings.warn(
+            f"prepare_messages_for_chat({option}=...): {UNSUPPORTED_OPTIONS[option]}. "
+            "This call uses lionagi's legacy compilation, which is deprecated; "
+            "use lionagi_turns.compile_chat_request instead.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class _Msgs:
     messages: Any
@@ -180,10 +189,10 @@ class _PileView:
     """The three things the compiler reads from a branch, taken from a bare pile."""
 
     msgs: _Msgs
-    progression: tuple[Any, ...]
+    progression: tuple[UUID, ...]
 
     @classmethod
-    def of(cls, pile: Any, ids: tuple[Any, ...]) -> _PileView:
+    def of(cls, pile: Pile[Message], ids: tuple[UUID, ...]) -> _PileView:
         first = pile.collections.get(ids[0]) if ids else None
         system = first if isinstance(first, System) else None
         return cls(msgs=_Msgs(messages=pile, system=system), progression=ids)

@@ -8,12 +8,10 @@ explicitly, so the compiler stays deterministic for its arguments (amended ADR-0
 
 from __future__ import annotations
 
-from typing import Any
-
 __all__ = ("react_context_now",)
 
 
-def react_context_now() -> list[Any] | None:
+def react_context_now() -> list[object] | None:
     """The caller's ReAct context items as this task sees them, or None outside a later
     ReAct call (unset, or emptied because that call is over)."""
     from lionagi.operations.chat._prepare import _react_context

@@ -43,8 +43,12 @@ from pydantic import BaseModel, ValidationError
 
 from lionagi_turns.core.contracts import TurnRequest
 from lionagi_turns.core.history import select_ids
+from lionagi_turns.integration._warnings import TurnsCompatibilityWarning
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from uuid import UUID
+
     from lionagi.session.branch import Branch
 
 __all__ = ("PROBE_CONVERSATION", "is_resumed_cli", "resumed_view", "sends_last_message_only")
@@ -58,7 +62,7 @@ PROBE_CONVERSATION: tuple[dict[str, str], ...] = (
 _PROBE_SESSION = "lionagi-turns-probe-session"
 
 
-def is_resumed_cli(model: Any) -> bool:
+def is_resumed_cli(model: object) -> bool:
     """Whether lionagi sends a turn on ``model`` as the last message alone, to a CLI session.
 
     True exactly when lionagi's ``iModel`` adds ``resume`` to the call (``model.endpoint`` is
@@ -102,8 +106,6 @@ def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:
     try:
         prompt = getattr(request_model.model_validate(data), "prompt", None)
     except ValidationError as exc:
-        from lionagi_turns.integration._install import TurnsCompatibilityWarning
-
         warnings.warn(
             f"lionagi-turns: {endpoint_type.__name__}'s request model refused a probe "
             f"conversation ({exc.error_count()} errors), so its turns are compiled as not "
@@ -116,7 +118,11 @@ def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:
 
 
 def resumed_view(
-    branch: Branch, model: Any, request: TurnRequest, *, react_context: Any = None
+    branch: Branch,
+    model: object,
+    request: TurnRequest,
+    *,
+    react_context: Sequence[object] | None = None,
 ) -> tuple[TurnRequest, bool]:
     """``(request, held_back)``: ``request`` restricted to what a resumed CLI session does not
     hold when it carries context blocks on a resumed CLI model; otherwise ``request``
@@ -126,7 +132,7 @@ def resumed_view(
     if react_context:
         return request, True
     ids = select_ids(branch, request.progression)
-    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     cut = 0
     for i, uid in enumerate(ids):
         if isinstance(pile.get(uid), AssistantResponse | Instruction):

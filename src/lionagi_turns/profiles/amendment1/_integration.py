@@ -21,6 +21,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.contracts import TurnRequest as DefaultRequest
+from lionagi_turns.core.support import IntegrationError
 from lionagi_turns.integration._anthropic import SegmentedBlocks
 from lionagi_turns.memo.identity import PerObject
 from lionagi_turns.profiles.amendment1._cached import compile_cached_amended
@@ -62,8 +63,6 @@ def _context_tool() -> Any:
 
 
 def activate(budgets_: SectionBudgets | None, ceiling: InputCeiling | None = None) -> None:
-    from lionagi_turns.integration._install import IntegrationError
-
     if budgets_ is not None and not isinstance(budgets_, SectionBudgets):
         raise TypeError(
             f"install(budgets=...) takes an amendment1.SectionBudgets, got "
@@ -94,8 +93,6 @@ def activate(budgets_: SectionBudgets | None, ceiling: InputCeiling | None = Non
 
 
 def deactivate() -> None:
-    from lionagi_turns.integration._install import IntegrationError
-
     with _lock:
         original = _state["bind"]
         if original is None:

@@ -1,0 +1,5 @@
+"""Moved in 0.2.0 to ``lionagi_turns.memo.renders`` (see ``lionagi_turns._moved``)."""
+
+from lionagi_turns._moved import serve
+
+serve(__name__)

@@ -1,0 +1,113 @@
+"""The adapter's compile of one call (no side effect), and the choice of the prompt-cache
+layout.
+
+Contract:
+
+- ``compile_call`` is what the installed ``_prepare_run_kwargs`` compiles for the same
+  arguments, with no warning, no hand-over and no image-host check: the request the call
+  describes (context blocks from the branch's report, a resumed CLI session's view), compiled
+  by the installed profile (``_registry``), composed with the prompt-cache layout exactly when
+  ``places_prompt_cache(imodel)``.
+- ``places_prompt_cache`` is lionagi's ``endpoint.places_prompt_cache``, False inside
+  ``seed_profile_forced()`` (a context-local switch: other threads and tasks are unaffected).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.integration._adapters import context_blocks_from_report, turn_request_from_param
+from lionagi_turns.integration._react import react_context_now
+from lionagi_turns.integration._registry import compile_installed, compile_installed_cached
+from lionagi_turns.integration._resume import resumed_view
+
+if TYPE_CHECKING:
+    from lionagi.operations.types import ChatParam
+    from lionagi.protocols.messages import Instruction
+    from lionagi.session.branch import Branch
+
+    from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
+    from lionagi_turns.integration._registry import Compiled
+
+__all__ = (
+    "CompiledCall",
+    "compile_call",
+    "places_prompt_cache",
+    "provider_kwargs",
+    "seed_profile_forced",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledCall:
+    """One call compiled as the adapter compiles it: the request it described, the compiled
+    request, the kwargs lionagi sends (``messages`` included), and whether a resumed ReAct
+    round held its context blocks back."""
+
+    request: TurnRequest
+    compiled: Compiled
+    kwargs: dict[str, Any]
+    held_back: bool
+
+
+def provider_kwargs(compiled: Compiled) -> dict[str, Any]:
+    """``compiled``'s provider kwargs plus its ``messages`` in provider form."""
+    # Both compiled types carry the instruction/messages/provider_kwargs the projection reads.
+    messages = to_provider_messages(cast("CompiledChatRequest", compiled))
+    return {**compiled.provider_kwargs, "messages": messages}
+
+
+def compile_call(
+    branch: Branch,
+    ins: Instruction,
+    param: ChatParam,
+    *,
+    context_blocks: Sequence[str] | None,
+    imodel: object,
+) -> CompiledCall:
+    """The adapter's compile of one call (see the module contract)."""
+    blocks = context_blocks_from_report(context_blocks, branch.last_context_report)
+    request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
+    model = imodel if imodel is not None else getattr(branch, "chat_model", None)
+    request, held_back = resumed_view(branch, model, request, react_context=react_context_now())
+    extra: dict[str, object] = {}
+    compiled: Compiled
+    if places_prompt_cache(imodel):
+        compiled, extra["system_blocks"] = compile_installed_cached(branch, request)
+    else:
+        compiled = compile_installed(branch, request)
+    kwargs = {**provider_kwargs(compiled), **extra}
+    return CompiledCall(request=request, compiled=compiled, kwargs=kwargs, held_back=held_back)
+
+
+_seed_forced: ContextVar[bool] = ContextVar("lionagi_turns_seed_forced", default=False)
+
+
+def places_prompt_cache(imodel: object) -> bool:
+    """Whether the call's endpoint places the prompt cache (lionagi's ``places_prompt_cache``)
+    and the seed profile is not forced. Such a call uses the prompt-cache profile (ADR-0127),
+    composed with Amendment 1's bounds under ``install(profile="amendment1")``."""
+    if _seed_forced.get():
+        return False
+    return endpoint_places_cache(imodel)
+
+
+def endpoint_places_cache(imodel: object) -> bool:
+    """lionagi's ``imodel.endpoint.places_prompt_cache`` (False when absent)."""
+    return bool(getattr(getattr(imodel, "endpoint", None), "places_prompt_cache", False))
+
+
+@contextmanager
+def seed_profile_forced() -> Iterator[None]:
+    """Compile with the seed profile even on a prompt-cache endpoint, in this context (for the
+    benchmark's before/after figures and tests; the system is then folded, as ADR-0007 says)."""
+    token = _seed_forced.set(True)
+    try:
+        yield
+    finally:
+        _seed_forced.reset(token)

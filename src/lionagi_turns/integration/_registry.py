@@ -1,0 +1,227 @@
+"""The compile profiles ``install()`` can route through, by name, and the one installed.
+
+Registered profiles (``PROFILES``, in this order):
+
+- ``"default"`` (also ``"adr-0007"``): the seed compiler, ADR-0007 as written
+  (``core.pipeline.compile_chat_request``). Takes no settings.
+- ``"amendment1"``: ADR-0007 Amendment 1 (``profiles.amendment1``): section budgets
+  (``budgets``), an input ceiling (``ceiling``) and lionagi's context-tool evictions recorded
+  at their source (``activate`` patches ``ContextTool.bind``; ``deactivate`` restores it).
+- ``"prompt-cache"``: the ADR-0127 layout (``profiles.prompt_cache``). It is not installed by
+  name: it is selected for each call whose endpoint places the prompt cache
+  (``places_prompt_cache``), on top of the installed profile.
+
+What composes, and what is refused:
+
+- The installed profile composes with the prompt-cache layout: on an endpoint that places the
+  prompt cache, ``"default"`` compiles through the layout alone (``compile_for_prompt_cache``)
+  and ``"amendment1"`` through its bounds laid out by the layout
+  (``profiles/amendment1/_cached.py``). Each profile's ``compile_cached`` is that composition.
+- ``install(profile="prompt-cache")`` is refused (``ValueError``, naming the installable
+  profiles): the layout belongs to the endpoint, not to the process.
+- An unknown name is refused (``ValueError`` naming the valid ones); so are settings a profile
+  does not take (``budgets``/``ceiling`` with ``"default"``).
+- Two installed profiles do not compose: installing another one while one is installed raises
+  ``IntegrationError`` (uninstall first).
+
+The installed profile is an ``Installed`` value in one lock-guarded cell: ``current()`` reads
+it, ``put``/``clear`` replace it (``_install`` does, under the integration's lock). A profile is
+recognised by its value (its registered name), never by object identity.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from lionagi_turns.core.pipeline import compile_chat_request
+from lionagi_turns.integration._cache import compile_for_prompt_cache
+from lionagi_turns.integration._react import react_context_now
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+    from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
+    from lionagi_turns.integration._anthropic import SegmentedBlocks
+    from lionagi_turns.profiles.amendment1 import _contracts as amended
+    from lionagi_turns.profiles.amendment1._ceiling import InputCeiling
+
+    Compiled = CompiledChatRequest | amended.CompiledChatRequest
+
+__all__ = (
+    "PROFILES",
+    "InstallProfile",
+    "Installed",
+    "clear",
+    "compile_installed",
+    "compile_installed_cached",
+    "current",
+    "get",
+    "installable",
+    "put",
+    "register",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class InstallProfile:
+    """One registered profile: its name, what it provides, and how the adapter compiles with it
+    (``compile``: no layout; ``compile_cached``: composed with the prompt-cache layout).
+    ``installable`` False: selected per call, never by ``install(profile=...)``;
+    ``settings`` names the keyword settings ``install`` accepts for it."""
+
+    name: str
+    provides: str
+    compile: Callable[[Branch, TurnRequest], Compiled]
+    compile_cached: Callable[[Branch, TurnRequest], tuple[Compiled, SegmentedBlocks]]
+    installable: bool = True
+    settings: frozenset[str] = frozenset()
+    activate: Callable[[object, object], None] | None = None
+    deactivate: Callable[[], None] | None = None
+    aliases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """The installed profile and the settings it was installed with."""
+
+    profile: InstallProfile
+    budgets: object = None
+    ceiling: object = None
+
+
+_profiles: dict[str, InstallProfile] = {}
+_names: dict[str, str] = {}  # a name or alias -> the registered name
+_cell_lock = threading.Lock()
+
+
+def register(profile: InstallProfile) -> None:
+    """Add ``profile`` under its name and aliases; refuses (``ValueError``) a name in use."""
+    with _cell_lock:
+        taken = [n for n in (profile.name, *profile.aliases) if n in _names]
+        if taken:
+            raise ValueError(f"profile name {taken[0]!r} is already registered")
+        _profiles[profile.name] = profile
+        for name in (profile.name, *profile.aliases):
+            _names[name] = profile.name
+
+
+def installable() -> tuple[str, ...]:
+    """The names ``install(profile=...)`` accepts, in registration order (aliases excluded)."""
+    return tuple(name for name, p in _profiles.items() if p.installable)
+
+
+def get(name: str) -> InstallProfile:
+    """The installable profile ``name`` (or alias); ``ValueError`` naming the valid ones."""
+    found = _profiles.get(_names.get(name, ""))
+    valid = ", ".join(installable())
+    if found is None:
+        raise ValueError(f"install(profile={name!r}): choose one of {valid}")
+    if not found.installable:
+        raise ValueError(
+            f"install(profile={name!r}): {found.provides}; it is not installed by name. "
+            f"Install one of {valid}"
+        )
+    return found
+
+
+def _seed(branch: Branch, request: TurnRequest) -> CompiledChatRequest:
+    return compile_chat_request(branch, request, react_context=react_context_now())
+
+
+def _seed_cached(
+    branch: Branch, request: TurnRequest
+) -> tuple[CompiledChatRequest, SegmentedBlocks]:
+    return compile_for_prompt_cache(branch, request, react_context_now())
+
+
+def _amended(branch: Branch, request: TurnRequest) -> Compiled:
+    from lionagi_turns.profiles.amendment1 import _integration
+
+    return _integration.compile_installed(branch, request)
+
+
+def _amended_cached(branch: Branch, request: TurnRequest) -> tuple[Compiled, SegmentedBlocks]:
+    from lionagi_turns.profiles.amendment1 import _integration
+
+    return _integration.compile_installed_cached(branch, request)
+
+
+def _amended_activate(budgets: object, ceiling: object) -> None:
+    from lionagi_turns.profiles.amendment1 import _integration
+
+    # activate() checks both types itself (TypeError naming the expected class)
+    _integration.activate(
+        cast("amended.SectionBudgets | None", budgets), cast("InputCeiling | None", ceiling)
+    )
+
+
+def _amended_deactivate() -> None:
+    from lionagi_turns.profiles.amendment1 import _integration
+
+    _integration.deactivate()
+
+DEFAULT = InstallProfile(
+    name="default",
+    provides="the seed compiler (ADR-0007)",
+    compile=_seed,
+    compile_cached=_seed_cached,
+    aliases=("adr-0007",),
+)
+register(DEFAULT)
+register(
+    InstallProfile(
+        name="amendment1",
+        provides="ADR-0007 Amendment 1: section budgets, an input ceiling, recorded evictions",
+        compile=_amended,
+        compile_cached=_amended_cached,
+        settings=frozenset({"budgets", "ceiling"}),
+        activate=_amended_activate,
+        deactivate=_amended_deactivate,
+    )
+)
+register(
+    InstallProfile(
+        name="prompt-cache",
+        provides="the prompt-cache layout (ADR-0127) is selected for each call whose endpoint "
+        "places the prompt cache",
+        compile=_seed,
+        compile_cached=_seed_cached,
+        installable=False,
+    )
+)
+
+PROFILES: tuple[str, ...] = installable()
+
+_cell: list[Installed] = [Installed(DEFAULT)]
+
+
+def current() -> Installed:
+    """The installed profile (``"default"`` when none was installed)."""
+    with _cell_lock:
+        return _cell[0]
+
+
+def put(installed: Installed) -> None:
+    """Make ``installed`` the installed profile."""
+    with _cell_lock:
+        _cell[0] = installed
+
+
+def clear() -> None:
+    """Back to the default profile (after ``uninstall()``)."""
+    put(Installed(DEFAULT))
+
+
+def compile_installed(branch: Branch, request: TurnRequest) -> Compiled:
+    """``request`` compiled as the installed adapter compiles it (no prompt-cache layout)."""
+    return current().profile.compile(branch, request)
+
+
+def compile_installed_cached(
+    branch: Branch, request: TurnRequest
+) -> tuple[Compiled, SegmentedBlocks]:
+    """``request`` compiled by the installed profile composed with the prompt-cache layout."""
+    return current().profile.compile_cached(branch, request)
