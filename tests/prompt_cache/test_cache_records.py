@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from lionagi import Branch
-from perf._support import PNG  # type: ignore[import-not-found]
+from equivalence._support import PNG  # type: ignore[import-not-found]
 
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns.core.render import render_view

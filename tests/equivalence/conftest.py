@@ -3,7 +3,7 @@
 
 ``fuzz``: 20,000 examples when ``CI`` is set (the CI run), a few hundred in development, so the
 dev suite stays fast. Only the tests marked with it use it: the fuzz of the fast YAML path
-(tests/perf/test_fuzz_yaml.py) and of its text writer (tests/perf/test_direct_yaml.py).
+(tests/equivalence/test_fuzz_yaml.py) and of its text writer (tests/equivalence/test_direct_yaml.py).
 """
 
 from __future__ import annotations
