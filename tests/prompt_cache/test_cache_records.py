@@ -10,10 +10,10 @@ import copy
 from typing import Any
 
 import pytest
+from equivalence._support import PNG  # type: ignore[import-not-found]
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from lionagi import Branch
-from equivalence._support import PNG  # type: ignore[import-not-found]
 
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns.core.render import render_view
