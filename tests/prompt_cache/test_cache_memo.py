@@ -683,6 +683,7 @@ STEPS: dict[str, Callable[[Convo, int], None]] = {
 }
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.sampled_from(list(STEPS)), st.integers(0, 9)), max_size=6))
 def test_any_sequence_of_growth_and_edits(steps: list[tuple[str, int]]) -> None:
     convo = recorded_convo()
