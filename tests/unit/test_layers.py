@@ -20,7 +20,7 @@ layer first; a module may import its own layer or a lower one:
     _prepare_compat, _structure, _cache < _registry < _run < _install < __init__``
  9. ``characterize.*``
 10. ``cli.*``
-11. ``lionagi_turns`` itself, the ``amendment1`` facade, ``__main__``, ``_moved``
+11. ``lionagi_turns`` itself, the ``amendment1`` facade, ``__main__``, ``_moved``, the 0.1 stubs
 
 Besides the order: no import circle; ``core`` imports nothing from ``memo``, ``profiles``,
 ``integration``, ``characterize`` or ``cli``; ``memo.switch`` is imported only by ``memo.*``,
@@ -92,29 +92,24 @@ KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset(
         "core.pipeline -> memo.switch",
         "core.react -> memo.yaml",
         "core.render -> memo.yaml",
-        "integration._anthropic -> integration._install",
-        "integration._budget -> integration._install",
-        "integration._estimate -> integration._install",
-        "integration._in_call -> integration._install",
-        "integration._resume -> integration._install",
+        "integration._budget -> integration._registry",
+        "integration._estimate -> integration._registry",
+        "integration._patches -> integration._anthropic",
+        "integration._patches -> integration._budget",
+        "integration._patches -> integration._estimate",
+        "integration._patches -> integration._in_call",
+        "integration._patches -> integration._prepare_compat",
+        "integration._patches -> integration._run",
+        "integration._patches -> integration._structure",
         "memo.direct -> memo.yaml",
         "profiles.amendment1._cached -> integration._anthropic",
         "profiles.amendment1._integration -> integration._anthropic",
-        "profiles.amendment1._integration -> integration._install",
     }
 )
 KNOWN_CIRCLE_EDGES: frozenset[str] = frozenset(
     {
         "core.contracts -> cli._html",
-        "integration._anthropic -> integration._install",
-        "integration._budget -> integration._install",
-        "integration._estimate -> integration._install",
-        "integration._in_call -> integration._install",
-        "integration._resume -> integration._install",
         "memo.direct -> memo.yaml",
-        "profiles.amendment1._cached -> integration._anthropic",
-        "profiles.amendment1._integration -> integration._anthropic",
-        "profiles.amendment1._integration -> integration._install",
     }
 )
 KNOWN_CORE_IMPORTS: frozenset[str] = frozenset(
@@ -150,26 +145,15 @@ KNOWN_SIBLING_IMPORTS: frozenset[str] = frozenset(
 )
 KNOWN_LONG_MODULES: frozenset[str] = frozenset(
     {
-        "cli/_app.py",
         "core/pipeline.py",
-        "integration/_install.py",
         "memo/yaml.py",
-        "profiles/amendment1/_bound.py",
-        "profiles/prompt_cache/memo.py",
     }
 )
 KNOWN_LONG_FUNCTIONS: frozenset[str] = frozenset(
     {
-        "characterize/_compare.py::compare",
-        "cli/_diff.py::diff_report",
         "core/history.py::_walk",
         "core/pipeline.py::_render",
         "core/values.py::check_value",
-        "integration/_anthropic.py::place_segment_marks",
-        "integration/_prepare_compat.py::prepare_messages_for_chat",
-        "profiles/amendment1/_bound.py::__call__",
-        "profiles/amendment1/_compile.py::compile_amended_traced",
-        "profiles/prompt_cache/layout.py::_compile_cached",
     }
 )
 
@@ -263,8 +247,8 @@ def rank(name: str) -> Rank:
         return (9, 0)
     if head == "cli":
         return (10, 0)
-    if head in _TOP:
-        return (11, 0)
+    if head in _TOP or modules()[name].parent == SRC / PACKAGE:
+        return (11, 0)  # the facade, and the 0.1 stub modules beside it
     raise AssertionError(f"{name} belongs to no layer; add it to the rule in this test")
 
 
