@@ -12,11 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from equivalence._support import Convo
+from equivalence.test_mutation_purity import MUTATIONS
 from lionagi import Branch
 from lionagi.ln.concurrency.utils import _is_coro_func_cached
 from lionagi.protocols.messages import Instruction
-from perf._support import Convo
-from perf.test_mutation_purity import MUTATIONS
 
 import lionagi_turns.profiles.amendment1._compile as a1_compile
 from lionagi_turns import no_fast_path

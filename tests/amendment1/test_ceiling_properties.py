@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lionagi.protocols.messages import ActionRequest, System
@@ -26,6 +27,7 @@ from .test_properties import MARKER
 round_ = st.tuples(st.integers(0, 2), st.integers(0, 160), st.integers(1, 2))
 
 
+@pytest.mark.slow
 @settings(deadline=None)
 @given(
     rounds=st.lists(round_, min_size=1, max_size=12),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lionagi import Branch
@@ -43,6 +44,7 @@ def _build(turns: list[tuple[int, int]], trailing: int) -> Branch:
     return b
 
 
+@pytest.mark.slow
 @given(
     turns=st.lists(turn, max_size=5),
     trailing=st.integers(0, 2),

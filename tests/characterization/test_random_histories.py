@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lionagi import Branch
@@ -50,6 +51,7 @@ def _record(branch: Branch, item: tuple[Any, ...]) -> None:
         branch.msgs.add_message(action_request=call, action_output=item[2])
 
 
+@pytest.mark.slow
 @given(
     system=st.none() | text,
     history=st.lists(record, max_size=6),

@@ -13,8 +13,10 @@ import contextlib
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -72,6 +74,16 @@ class Run:
 
     def json(self) -> Any:
         return json.loads(self.stdout)
+
+
+@pytest.fixture
+def tmp_path() -> Iterator[Path]:
+    """A short temporary directory for the files the CLI reads: the CLI prints their paths at a
+    fixed width, so how a path wraps or is shortened must not depend on pytest's base directory
+    or on the xdist worker's (``popen-gw0/``) added to it."""
+    path = Path(tempfile.mkdtemp(prefix="lt-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -218,6 +218,7 @@ def _colours(text: str) -> set[int]:
     return found
 
 
+@pytest.mark.slow
 def test_no_color_turns_colour_off_even_when_colour_is_forced(run_cli_process) -> None:
     """As documented (the usage doc and --help name NO_COLOR)."""
     usage = " ".join((REPO / "docs" / "usage.md").read_text(encoding="utf-8").split())

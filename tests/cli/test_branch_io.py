@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from lionagi import Branch
 from lionagi.protocols.generic.log import Log
 from lionagi.protocols.generic.progression import Progression
@@ -65,6 +66,7 @@ def test_examples_load_with_their_system(tmp_path: Path) -> None:
         assert loaded.notes == ()
 
 
+@pytest.mark.slow
 def test_loading_writes_no_logs_even_when_asked(run_cli_process, tmp_path: Path) -> None:
     """Smoke test of the installed console script. A saved branch with logs and a log config
     that auto-saves on exit, plus a .env turning auto-save on: plain lionagi writes a log file

@@ -143,6 +143,7 @@ _DATA = json.loads(json.dumps(_BASE.to_dict(mode="json")))
 _GHOSTS = [UUID(int=random.Random(n).getrandbits(128), version=4) for n in range(3)]
 
 
+@pytest.mark.slow
 @given(
     view=st.lists(st.sampled_from(_IDS + _GHOSTS), max_size=10),
     in_pile_progression=st.booleans(),

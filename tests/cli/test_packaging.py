@@ -64,6 +64,7 @@ def _run(command: list[str], **kwargs: object) -> subprocess.CompletedProcess[st
     return done
 
 
+@pytest.mark.slow
 @pytest.mark.wheel
 def test_the_wheel_installs_and_runs_in_a_fresh_venv(tmp_path: Path) -> None:
     dist = tmp_path / "dist"

@@ -17,6 +17,7 @@ BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_workflows.py
 pytestmark = pytest.mark.e2e
 
 
+@pytest.mark.slow
 def test_smoke_mode_prints_the_figures(monkeypatch, capsys) -> None:
     from lionagi.providers.anthropic import claude_code
     from lionagi.service.token_calculator import TokenCalculator

@@ -39,6 +39,7 @@ async def _structured_calls(model_factory, n: int) -> list[object]:
     return results
 
 
+@pytest.mark.slow
 async def test_a_thousand_concurrent_structured_calls_all_return_the_model(
     chat_server, openai_model
 ) -> None:

@@ -16,13 +16,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from equivalence._support import PNG, Convo  # type: ignore[import-not-found]
+from equivalence.test_mutation_purity import MUTATIONS  # type: ignore[import-not-found]
 from hypothesis import given
 from hypothesis import strategies as st
 from lionagi import Branch
 from lionagi.ln.concurrency.utils import _is_coro_func_cached
 from lionagi.protocols.messages import Instruction, MessageRole
-from perf._support import PNG, Convo  # type: ignore[import-not-found]
-from perf.test_mutation_purity import MUTATIONS  # type: ignore[import-not-found]
 from pydantic import BaseModel
 
 from lionagi_turns import (
@@ -683,6 +683,7 @@ STEPS: dict[str, Callable[[Convo, int], None]] = {
 }
 
 
+@pytest.mark.slow
 @given(st.lists(st.tuples(st.sampled_from(list(STEPS)), st.integers(0, 9)), max_size=6))
 def test_any_sequence_of_growth_and_edits(steps: list[tuple[str, int]]) -> None:
     convo = recorded_convo()

@@ -10,10 +10,10 @@ import copy
 from typing import Any
 
 import pytest
+from equivalence._support import PNG  # type: ignore[import-not-found]
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from lionagi import Branch
-from perf._support import PNG  # type: ignore[import-not-found]
 
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns.core.render import render_view
@@ -157,6 +157,7 @@ VALUE = st.one_of(TEXT, st.integers(), st.lists(TEXT, max_size=2),
                   st.dictionaries(st.sampled_from(["a", "b"]), TEXT, max_size=2))
 
 
+@pytest.mark.slow
 @given(
     instruction=TEXT, guidance=st.one_of(st.none(), TEXT), context=st.lists(VALUE, max_size=2),
     plain=st.one_of(st.none(), TEXT.filter(bool)), answer=st.booleans(), tools=st.booleans(),

@@ -6,6 +6,7 @@ history rewrite — and a counted change really changed what it names."""
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lionagi import Branch
@@ -44,6 +45,7 @@ def record_turn(branch: Branch, compiled: Any, i: int, act: bool) -> None:
                                 sender="tools", recipient=branch.id)
 
 
+@pytest.mark.slow
 @given(st.lists(STEP, min_size=1, max_size=8))
 def test_prefix_holds_unless_a_counted_change(steps: list[tuple[Any, ...]]) -> None:
     branch = Branch(system="You are terse.", tools=[lookup])

@@ -7,10 +7,10 @@ import dataclasses
 from typing import Any
 
 import pytest
+from equivalence._support import PNG  # type: ignore[import-not-found]
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lionagi import Branch
-from perf._support import PNG  # type: ignore[import-not-found]
 
 from lionagi_turns import TurnRequest
 from lionagi_turns.core.history import InstructionTurn

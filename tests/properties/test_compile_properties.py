@@ -241,6 +241,7 @@ def assert_adr_ordering(b: Branch, compiled: CompiledChatRequest) -> None:
 # --- the properties ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @given(scenarios())
 def test_compile_raises_the_named_error_or_returns_adr_ordered_messages(s: Scenario) -> None:
     b, ins, progression = build(s)
@@ -279,6 +280,7 @@ def test_compile_raises_the_named_error_or_returns_adr_ordered_messages(s: Scena
         assert "Tools:" in text_of(compiled.messages[-1])
 
 
+@pytest.mark.slow
 @given(scenarios())
 def test_compile_never_changes_the_branch_or_the_supplied_instruction(s: Scenario) -> None:
     b, ins, progression = build(s)
@@ -298,6 +300,7 @@ def test_compile_never_changes_the_branch_or_the_supplied_instruction(s: Scenari
     assert ins_after["content_object"] is ins_before["content_object"]
 
 
+@pytest.mark.slow
 @given(scenarios())
 def test_two_compiles_are_equal_and_share_no_mutable_object(s: Scenario) -> None:
     b, ins, progression = build(s)

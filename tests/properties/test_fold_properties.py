@@ -15,6 +15,7 @@ section decodes back to the request's blocks, in order.
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
@@ -54,6 +55,7 @@ GUIDANCE = st.one_of(
 )
 
 
+@pytest.mark.slow
 @settings(phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink])
 @given(system=SYSTEM, blocks=BLOCKS, guidance=GUIDANCE, historical=st.booleans())
 # The NEL case that once failed intermittently (lionagi's `|-` block reads NEL back as LF).

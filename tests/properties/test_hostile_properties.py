@@ -193,6 +193,7 @@ def _branch(plan: dict[str, Any]) -> Branch:
     return b
 
 
+@pytest.mark.slow
 @given(_attack())
 def test_compile_on_hostile_values_raises_only_value_or_type_errors(plan: dict[str, Any]) -> None:
     b = _branch(plan)
@@ -240,6 +241,7 @@ def _plain_fold(context: list[Any], results: list[Any]) -> list[Any]:
     return merged
 
 
+@pytest.mark.slow
 @given(st.lists(_comparable, max_size=5), st.lists(_comparable, max_size=8))
 def test_merge_results_folds_exactly_as_the_plain_membership_test(
     context: list[Any], results: list[Any]

@@ -9,6 +9,7 @@ guidance) loads back to a ``Guidance`` equal to the fold, and the context sectio
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -51,6 +52,7 @@ def _round_trips(text: str, fold: str, section: str) -> bool:
     )
 
 
+@pytest.mark.slow
 @given(system=SYSTEM, blocks=BLOCKS, skipped=SKIPPED, guidance=GUIDANCE)
 @example(system="SYS", blocks=[am.ContextBlock("catalog", "row")],
          skipped=[am.LeftOut("memory", "section_budget")], guidance=None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lionagi import Branch
@@ -42,6 +43,7 @@ def _sent(compiled: Any) -> list[dict[str, Any]]:
     return [{"role": m.role.value, "content": m.content} for m in compiled.messages]
 
 
+@pytest.mark.slow
 @given(history=HISTORY, current=CONTEXT, caller=st.lists(ITEMS, min_size=1, max_size=3))
 def test_react_step_sends_what_lionagi_sends(
     history: list[tuple[list[Any], bool]], current: list[Any], caller: list[Any]

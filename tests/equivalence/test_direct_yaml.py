@@ -22,6 +22,7 @@ from lionagi_turns.memo import direct as _direct
 from lionagi_turns.memo import yaml as _fastyaml
 
 from ._strategies import ANY_VALUE, DOMAIN_VALUE, SAFE, SPECIAL, nested, outcome
+from .conftest import FUZZ_PARTS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
 import workload  # the benchmark's branch: what instructions really hold
@@ -56,9 +57,11 @@ def _agrees(value: Any) -> bool:
     return True
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("part", range(FUZZ_PARTS))
 @settings(settings.get_profile("fuzz"))
 @given(st.one_of(NO_TAB_VALUE, NO_TAB_VALUE.map(tracked), DOMAIN_VALUE, ANY_VALUE))
-def test_fuzz_direct_text_is_lionagis(value: Any) -> None:
+def test_fuzz_direct_text_is_lionagis(part: int, value: Any) -> None:
     _agrees(value)
     assert outcome(_fastyaml.minimal_yaml, value) == outcome(lionagi_yaml, value)
 

@@ -7,9 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_cli.py"
 
 
+@pytest.mark.slow
 def test_smoke_mode_times_every_command(tmp_path: Path) -> None:
     env = {**os.environ, "LIONAGI_HOME": str(tmp_path / "home"), "LOG_AUTO_SAVE_ON_EXIT": "false"}
     done = subprocess.run(

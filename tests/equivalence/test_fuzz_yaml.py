@@ -23,6 +23,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi_turns.memo import yaml as _fastyaml
 
 from ._strategies import ANY_VALUE, DOMAIN_VALUE, outcome
+from .conftest import FUZZ_PARTS
 
 pytestmark = pytest.mark.skipif(
     not _fastyaml.C_EMITTER_AVAILABLE, reason="PyYAML built without libyaml: no fast path"
@@ -43,9 +44,11 @@ FUZZ_VALUES = st.one_of(
 )
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("part", range(FUZZ_PARTS))
 @settings(settings.get_profile("fuzz"))
 @given(FUZZ_VALUES)
-def test_fuzz_fast_yaml_equals_lionagi(value: Any) -> None:
+def test_fuzz_fast_yaml_equals_lionagi(part: int, value: Any) -> None:
     assert outcome(_fastyaml.minimal_yaml, value) == outcome(lionagi_yaml, value)
 
 

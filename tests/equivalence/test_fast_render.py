@@ -77,6 +77,7 @@ def _attempt(render: Any, *, text: bool = True) -> tuple[Any, ...]:
         return ("error", type(exc).__name__, str(exc)) if text else ("error", type(exc).__name__)
 
 
+@pytest.mark.slow
 @given(contents(), st.lists(RESULT, max_size=3))
 def test_history_render_equals_render_instruction(
     content: InstructionContent, results: list[dict[str, Any]]
@@ -139,6 +140,7 @@ def any_content(draw: st.DrawFn) -> Any:
     return content
 
 
+@pytest.mark.slow
 @given(any_content())
 def test_trackable_equals_lionagis_check(content: Any) -> None:
     assert trackable(content) is (not _content_has_untracked_mutable(content))

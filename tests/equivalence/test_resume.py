@@ -1041,7 +1041,7 @@ ResumeMachine.TestCase.settings = settings(
     max_examples=max(10, settings.default.max_examples // 5),
     stateful_step_count=25,
 )
-TestResumeMachine = ResumeMachine.TestCase
+TestResumeMachine = pytest.mark.slow(ResumeMachine.TestCase)
 
 
 # ===================================================================== 9. threads

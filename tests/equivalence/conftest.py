@@ -1,9 +1,13 @@
 """The ``fuzz`` hypothesis profile (the differential fuzz of the fast YAML path) and the
 ``busy_switching`` fixture of the thread tests.
 
-``fuzz``: 20,000 examples when ``CI`` is set (the CI run), a few hundred in development, so the
+The fuzz: 20,000 examples when ``CI`` is set (the CI run), a few hundred in development, so the
 dev suite stays fast. Only the tests marked with it use it: the fuzz of the fast YAML path
-(tests/perf/test_fuzz_yaml.py) and of its text writer (tests/perf/test_direct_yaml.py).
+(tests/equivalence/test_fuzz_yaml.py) and of its text writer
+(tests/equivalence/test_direct_yaml.py).
+Each runs as ``FUZZ_PARTS`` parametrized parts of ``FUZZ_EXAMPLES // FUZZ_PARTS`` examples (the
+``fuzz`` profile is one part), so the parts spread over the xdist workers and the total stays
+``FUZZ_EXAMPLES``.
 """
 
 from __future__ import annotations
@@ -16,10 +20,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 FUZZ_EXAMPLES = 20_000 if os.environ.get("CI") else 300
+FUZZ_PARTS = 4
+assert FUZZ_EXAMPLES % FUZZ_PARTS == 0, "every part runs the same number of examples"
 
 settings.register_profile(
     "fuzz",
-    max_examples=FUZZ_EXAMPLES,
+    max_examples=FUZZ_EXAMPLES // FUZZ_PARTS,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
+import pytest
 from lionagi import Branch
 from lionagi.ln.concurrency.utils import _is_coro_func_cached
 from lionagi.protocols.messages import Instruction
@@ -44,6 +45,7 @@ def _content_probes(branch: Branch) -> list[weakref.ReferenceType[Any]]:
     ]
 
 
+@pytest.mark.slow
 def test_dropped_branches_are_released_in_one_collection() -> None:
     """The render cache alone (no walk kept: see the next test) holds nothing past the
     collection that frees the branch."""

@@ -18,6 +18,7 @@ from lionagi_turns.memo.switch import fast_path_enabled
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_compile.py"
 
 
+@pytest.mark.slow
 def test_smoke_mode_runs_and_prints_ratios(tmp_path: Path) -> None:
     env = {**os.environ, "LIONAGI_HOME": str(tmp_path / "home"), "LOG_AUTO_SAVE_ON_EXIT": "false"}
     env.pop("LIONAGI_TURNS_NO_FAST_PATH", None)
@@ -42,6 +43,7 @@ def bench(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
+@pytest.mark.slow
 def test_output_check_reports_a_wrong_fast_path(
     bench: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+@pytest.mark.slow
 @given(DOMAIN_VALUE)
 def test_domain_values_take_the_c_emitter_and_match(value: Any) -> None:
     assert _fastyaml.in_domain(_prune(value)), "strategy must stay inside the proven domain"
@@ -92,6 +93,7 @@ contents = st.builds(
 )
 
 
+@pytest.mark.slow
 @given(contents)
 def test_instruction_text_matches_format_text_content(content: InstructionContent) -> None:
     assert outcome(_fastyaml.instruction_text, content) == outcome(

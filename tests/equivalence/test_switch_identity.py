@@ -98,6 +98,7 @@ def build(system: str | None, records: list[tuple[Any, ...]]) -> Branch:
     return branch
 
 
+@pytest.mark.slow
 @given(
     system=st.one_of(st.none(), TEXT.filter(lambda s: s.strip() != "")),
     records=st.lists(RECORD, max_size=10),

@@ -1,0 +1,1 @@
+"""Smoke runs of the benchmarks in benchmarks/ (each script runs and prints its figures)."""
