@@ -21,6 +21,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         ContextBlock,
         TurnRequest,
     )
+    from lionagi_turns.core.contracts import register_html_view as _register_html_view
     from lionagi_turns.core.durable import DurableInstructionContent, durable_instruction
     from lionagi_turns.core.envelope import decode_context_section, encode_context_section
     from lionagi_turns.core.history import HistoryError, UnknownMessageTypeError
@@ -41,6 +42,13 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         PromptCacheCall,
         prompt_cache_account,
     )
+
+    def _html_view(request: CompiledChatRequest) -> str:
+        from lionagi_turns.cli._html import compiled_body  # the view loads only when shown
+
+        return compiled_body(request)
+
+    _register_html_view(_html_view)
 
 __all__ = (
     "CompiledChatRequest",

@@ -81,7 +81,6 @@ KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset(
     {
         "cli._amendment1 -> amendment1",
         "cli._app -> amendment1",
-        "core.contracts -> cli._html",
         "core.durable -> memo.switch",
         "core.durable -> memo.track",
         "core.fold -> memo.switch",
@@ -108,13 +107,11 @@ KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset(
 )
 KNOWN_CIRCLE_EDGES: frozenset[str] = frozenset(
     {
-        "core.contracts -> cli._html",
         "memo.direct -> memo.yaml",
     }
 )
 KNOWN_CORE_IMPORTS: frozenset[str] = frozenset(
     {
-        "core.contracts -> cli._html",
         "core.durable -> memo.switch",
         "core.durable -> memo.track",
         "core.fold -> memo.switch",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from types import MappingProxyType
@@ -37,6 +37,14 @@ __all__ = (
 )
 
 RESERVED_PROVIDER_KEY = "messages"
+
+
+_HTML_VIEW: dict[str, Callable[[CompiledChatRequest], str]] = {}
+
+
+def register_html_view(view: Callable[[CompiledChatRequest], str]) -> None:
+    """Make ``view`` what ``CompiledChatRequest._repr_html_`` returns (the last one wins)."""
+    _HTML_VIEW["view"] = view
 
 
 def _set(obj: object, name: str, value: Any) -> None:
@@ -185,14 +193,15 @@ class CompiledChatRequest:
             )
         _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "CompiledChatRequest"))
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         """What a notebook shows: the body of ``lionagi-turns compile --format html``'s page
         for this request (sections, each message's share of the tokens and exact text,
         escaped; self-contained, no script). A compiled request records no fold plan, so the
-        fold counts in the message that carries it."""
-        from lionagi_turns.cli._html import compiled_body
-
-        return compiled_body(self)
+        fold counts in the message that carries it. The page is built by the view the package
+        registers (``register_html_view``; a view lives above the core); with none registered,
+        None (a notebook then shows the plain ``repr``)."""
+        view = _HTML_VIEW.get("view")
+        return None if view is None else view(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> CompiledChatRequest:
         """An equal compiled request sharing no mutable object with this one."""
