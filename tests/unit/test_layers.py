@@ -14,13 +14,15 @@ layer first; a module may import its own layer or a lower one:
     history < renders < resume < fast``
  7. ``profiles`` (its ``__init__``, ``_registry``, ``_run``, ``seed``) below
     ``profiles.prompt_cache.*`` and ``profiles.amendment1.*``, siblings that never import each
-    other except through ``profiles.prompt_cache.compose``
- 8. ``integration.*``, inside ``_originals, _patches, _warnings < _adapters, _handover,
-    _in_call, _unanswered, _react < _estimate, _budget, _resume, _repair, _anthropic,
-    _prepare_compat, _structure, _cache < _registry < _run < _install < __init__``
+    other except through ``profiles.prompt_cache.compose``; above them the public path
+    ``lionagi_turns.amendment1`` (a re-export of ``profiles.amendment1``)
+ 8. ``integration.*``, inside ``_originals, _warnings, _adapters, _handover, _unanswered,
+    _react < _anthropic, _prepare_compat, _repair, _resume, _cache < _registry < _compile <
+    _in_call < _estimate, _structure, _budget, _run < _patches < _install < __init__`` (the
+    patch table names every replacement, so it sits above them)
  9. ``characterize.*``
 10. ``cli.*``
-11. ``lionagi_turns`` itself, the ``amendment1`` facade, ``__main__``, ``_moved``, the 0.1 stubs
+11. ``lionagi_turns`` itself, ``__main__``, ``_moved``, the 0.1 stubs
 
 Besides the order: no import circle; ``core`` imports nothing from ``memo``, ``profiles``,
 ``integration``, ``characterize`` or ``cli``; ``memo.switch`` is imported only by ``memo.*``,
@@ -60,17 +62,18 @@ _MEMO_ORDER = (
     "resume", "fast",
 )  # fmt: skip
 _INTEGRATION_ORDER: tuple[tuple[str, ...], ...] = (
-    ("_originals", "_patches", "_warnings"),
-    ("_adapters", "_handover", "_in_call", "_unanswered", "_react"),
-    ("_estimate", "_budget", "_resume", "_repair", "_anthropic", "_prepare_compat",
-     "_structure", "_cache"),
+    ("_originals", "_warnings", "_adapters", "_handover", "_unanswered", "_react"),
+    ("_anthropic", "_prepare_compat", "_repair", "_resume", "_cache"),
     ("_registry",),
-    ("_run",),
+    ("_compile",),
+    ("_in_call",),
+    ("_estimate", "_structure", "_budget", "_run"),
+    ("_patches",),
     ("_install",),
     ("__init__",),
 )  # fmt: skip
 _PROFILES_BASE = ("__init__", "_registry", "_run", "seed")
-_TOP = ("__init__", "__main__", "_moved", "amendment1")
+_TOP = ("__init__", "__main__", "_moved")
 _NEVER_FROM_CORE = ("memo", "profiles", "integration", "characterize", "cli")
 _SWITCH_USERS = ("lionagi_turns.profiles._run", "lionagi_turns.profiles.seed")
 _SIBLING_JOIN = "lionagi_turns.profiles.prompt_cache.compose"
@@ -79,8 +82,6 @@ _SIBLING_JOIN = "lionagi_turns.profiles.prompt_cache.compose"
 
 KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset(
     {
-        "cli._amendment1 -> amendment1",
-        "cli._app -> amendment1",
         "core.durable -> memo.switch",
         "core.durable -> memo.track",
         "core.fold -> memo.switch",
@@ -91,15 +92,6 @@ KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset(
         "core.pipeline -> memo.switch",
         "core.react -> memo.yaml",
         "core.render -> memo.yaml",
-        "integration._budget -> integration._registry",
-        "integration._estimate -> integration._registry",
-        "integration._patches -> integration._anthropic",
-        "integration._patches -> integration._budget",
-        "integration._patches -> integration._estimate",
-        "integration._patches -> integration._in_call",
-        "integration._patches -> integration._prepare_compat",
-        "integration._patches -> integration._run",
-        "integration._patches -> integration._structure",
         "memo.direct -> memo.yaml",
         "profiles.amendment1._cached -> integration._anthropic",
         "profiles.amendment1._integration -> integration._anthropic",
@@ -236,6 +228,8 @@ def rank(name: str) -> Rank:
         return (6, _MEMO_ORDER.index(leaf) if leaf in _MEMO_ORDER else -1)
     if head == "profiles":
         return (7, 0 if _leaf(name, f"{PACKAGE}.profiles") in _PROFILES_BASE else 1)
+    if head == "amendment1":
+        return (7, 2)  # the public path of profiles.amendment1
     if head == "integration":
         leaf = _leaf(name, f"{PACKAGE}.integration")
         known = any(leaf in group for group in _INTEGRATION_ORDER)
