@@ -100,3 +100,45 @@ async def test_token_budget_on_a_cli_model(fake_claude, claude_model) -> None:
     assert len(off.sent) == len(on.sent) == 2
     assert abs(on.after - on.sent[-1]) <= abs(off.after - off.sent[-1]), (off, on)
     assert on.after == on.sent[-1] > 0
+
+
+@pytest.mark.usefixtures("o200k_tokenize")
+@pytest.mark.filterwarnings("default::lionagi_turns.integration.TurnsCompatibilityWarning")
+async def test_token_budget_of_a_branch_the_compiler_refuses_is_lionagis_and_warns_once(
+    chat_server, openai_model
+) -> None:
+    # A branch whose turn failed without install() and went on under lionagi: a, its answer,
+    # b (unanswered), c, its answer, then d recorded but not yet answered. Reading the budget
+    # never raises where lionagi's does not: under install() it is lionagi's own figure,
+    # warned once with the compiler's error, and the branch is unchanged.
+    import warnings
+
+    from lionagi import Branch
+
+    from lionagi_turns import TurnsCompatibilityWarning
+
+    branch = Branch(system="You are terse.", chat_model=openai_model())
+    for message in (
+        {"instruction": "a"},
+        {"assistant_response": "A"},
+        {"instruction": "b (failed turn)"},
+        {"instruction": "c"},
+        {"assistant_response": "C"},
+        {"instruction": "d"},
+    ):
+        branch.msgs.add_message(**message)
+    before = [m.id for m in branch.msgs.messages]
+    with workflows.offline_o200k():
+        off = branch.token_budget.used
+        with integration.installed(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", TurnsCompatibilityWarning)
+            first = branch.token_budget.used
+            second = branch.token_budget.used
+    assert first == second == off > 0
+    notes = [w for w in caught if issubclass(w.category, TurnsCompatibilityWarning)]
+    assert len(notes) == 1, [str(w.message) for w in notes]
+    assert "Consecutive instructions require an intervening assistant response" in str(
+        notes[0].message
+    )
+    assert "mark_unanswered_turns" in str(notes[0].message)
+    assert [m.id for m in branch.msgs.messages] == before

@@ -24,7 +24,8 @@ and ``model`` (it calls lionagi's own function) and replaces ``used``:
   is 0 (a CLI endpoint's payload wraps its request object, which the count does not read),
   on the compiled kwargs themselves (their messages), so a CLI branch is not reported empty.
 
-A view the compiler refuses raises the compiler's error (the next call would refuse it too).
+A view the compiler refuses keeps lionagi's own ``used``, with one warning per branch naming
+the compiler's error (``get_token_budget``).
 It does not write to the branch.
 """
 
@@ -34,11 +35,13 @@ import dataclasses
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.contracts import TurnRequest
+from lionagi_turns.core.history import HistoryError
 from lionagi_turns.integration._compile import provider_kwargs
 from lionagi_turns.integration._estimate import current_blocks, newest_instruction, turn_options
 from lionagi_turns.integration._in_call import request_in_call
 from lionagi_turns.integration._originals import original_token_budget
 from lionagi_turns.integration._registry import compile_installed
+from lionagi_turns.integration._warnings import warn_once
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
@@ -49,9 +52,26 @@ __all__ = ("get_token_budget", "used_tokens")
 
 
 def get_token_budget(branch: Branch) -> TokenBudget:
-    """lionagi's ``TokenBudget`` for ``branch`` with ``used`` as the module contract says."""
+    """lionagi's ``TokenBudget`` for ``branch`` with ``used`` as the module contract says.
+
+    A view the compiler refuses (a branch whose turns failed without ``install()``, before the
+    next installed call records its markers) keeps lionagi's own ``used`` and warns once per
+    branch with the compiler's error: reading a figure never raises where lionagi's does not.
+    """
     budget: TokenBudget = original_token_budget()(branch)
-    return dataclasses.replace(budget, used=used_tokens(branch))
+    try:
+        used = used_tokens(branch)
+    except HistoryError as exc:
+        warn_once(
+            f"token-budget-refused:{branch.id}",
+            f"token_budget.used of branch {branch.id} is lionagi's own sum of the recorded "
+            f"messages: the compiler refuses this history ({exc}). Next step: the next "
+            "installed call records a marker after each unanswered instruction first, or await "
+            "lionagi_turns.mark_unanswered_turns(branch); `lionagi-turns check` lists every "
+            "defect of a saved branch.",
+        )
+        return budget
+    return dataclasses.replace(budget, used=used)
 
 
 def used_tokens(branch: Branch) -> int:
