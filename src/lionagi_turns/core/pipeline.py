@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, assert_never
 from uuid import UUID
@@ -67,14 +68,19 @@ from lionagi_turns.core.history import (
     project_history,
     select_ids,
 )
-from lionagi_turns.core.profile import SEED_PROFILE, CompileProfile, _durable_only
+from lionagi_turns.core.memo import using
+from lionagi_turns.core.profile import (
+    NO_MEMO,
+    SEED_PROFILE,
+    CompileProfile,
+    Memo,
+    Walk,
+    _durable_only,
+    chosen_memo,
+)
 from lionagi_turns.core.react import react_step
 from lionagi_turns.core.render import Content, ResultsSection, own_copy, render_view
 from lionagi_turns.core.values import check_text, check_value, naming_record
-from lionagi_turns.memo import renders as _cache
-from lionagi_turns.memo import resume as _resume
-from lionagi_turns.memo import switch as _switch
-from lionagi_turns.memo.history import render_history
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -146,10 +152,23 @@ def compile_traced(
     *,
     profile: CompileProfile = SEED_PROFILE,
     react_context: Sequence[Any] | None = None,
+    memo: Memo | None = None,
 ) -> Trace:
-    """The pipeline of the module docstring under ``profile``, with what each pass decided."""
-    with _switch.resolved():  # the fast-path switch is read once per compile
-        return _compile_traced(branch, request, profile, react_context)
+    """The pipeline of the module docstring under ``profile``, with what each pass decided.
+
+    ``memo``: what the compile may reuse (``core.profile.Memo``); None takes the installed
+    chooser's pick (the fast path's switch, read once per compile), ``NO_MEMO`` without one.
+    The output is the same under every memo."""
+    memo = chosen_memo() if memo is None else memo
+    token = _memo.set(memo)
+    try:
+        with memo.compiling(), using(memo):
+            return _compile_traced(branch, request, profile, react_context)
+    finally:
+        _memo.reset(token)
+
+
+_memo: ContextVar[Memo] = ContextVar("lionagi_turns_compile_memo", default=NO_MEMO)
 
 
 def _compile_traced(
@@ -158,25 +177,26 @@ def _compile_traced(
     profile: CompileProfile,
     react_context: Sequence[Any] | None,
 ) -> Trace:
+    memo = _memo.get()  # the compile's (``compile_traced``)
     _check_request(request)
     items = _react_items(react_context)
     view = select_ids(branch, request.progression)
     key = profile.reuse
-    resumable = key is not None and not items and _switch.fast_path_enabled()
-    resumed = _resume.resume(branch, key, view) if resumable else None
-    walk: _resume.Walk | None = None
-    snap: _resume.Snapshot | None = None
+    resumable = key is not None and not items and memo.keeps
+    resumed = memo.resume(branch, key, view) if resumable else None
+    walk: Walk | None = None
+    snap: object | None = None
     if resumed is None:
-        snap = _resume.snapshot(branch, view) if resumable else None
+        snap = memo.snapshot(branch, view) if resumable else None
         projected = project_history(branch, view)
     else:
         walk, projected, snap = resumed
     projected.raise_first()  # from the full walk, before any bound
     projection = projected if profile.bound is None else profile.bound(projected, request)
     current_context = react_step(projection, request.instruction.content, items)
-    parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk)
+    parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk, memo)
     rendered, messages, reused = _render(
-        branch, request, projection, profile, plan, current_context, walk
+        branch, request, projection, profile, plan, current_context, walk, memo
     )
     current = rendered[-1]
     _guard_current_turn(request.instruction.content, current.content)
@@ -190,7 +210,7 @@ def _compile_traced(
     if snap is not None:
         history = rendered[:-1]
         sent = messages[:-1] if current.message_index is not None else messages
-        _resume.store(branch, key, snap, walk, projected, projection, history, sent, reused, plan)
+        memo.keep(branch, key, snap, walk, projected, projection, history, sent, reused, plan)
     return Trace(
         profile=profile,
         view=view,
@@ -243,7 +263,8 @@ def _plan_fold(
     projection: Projection,
     profile: CompileProfile,
     current_context: list[Any] | None,
-    walk: _resume.Walk | None,
+    walk: Walk | None,
+    memo: Memo,
 ) -> tuple[FoldParts, FoldPlan | None]:
     """The fold's parts (all of them, folded or not) and, when a system or context part is
     folded, the plan: the first retained instruction (else the current one) rendered with it.
@@ -277,10 +298,10 @@ def _plan_fold(
         if same and turns[target] is turn and old.parts == folded:  # type: ignore[index]
             return parts, FoldPlan(target, folded, old.encoding, own_copy(old.rendered))
     if turn is not None:
-        rendered, encoding = _render_history(branch, turn, profile, folded)
+        rendered, encoding = _render_history(branch, turn, profile, folded, memo)
     else:
         rendered, encoding = _render_current(
-            branch, request, projection, profile, current_context, folded
+            branch, request, projection, profile, current_context, folded, memo
         )
     if encoding is None:  # pragma: no cover - render_view returns an encoding with a fold
         raise AssertionError("a rendering that carries the fold must report its encoding")
@@ -311,7 +332,8 @@ def _render(
     profile: CompileProfile,
     plan: FoldPlan | None,
     current_context: list[Any] | None,
-    walk: _resume.Walk | None,
+    walk: Walk | None,
+    memo: Memo,
 ) -> tuple[tuple[RenderedPart, ...], tuple[CompiledMessage, ...], int]:
     """Every rendered part (the current instruction last), the compiled messages and how many
     leading parts ``walk`` supplied (``_fast.resume``: the turns that are the same objects as
@@ -320,10 +342,10 @@ def _render(
     messages: list[CompiledMessage] = []
     start = 0
     if walk is not None:
-        start = _resume.reuse_prefix(walk, projection.turns)
+        start = memo.reuse_prefix(walk, projection.turns)
         start = _reusable(walk, plan, start)
         if start:
-            out, messages = _resume.reused(walk, start)
+            out, messages = memo.reused(walk, start)
             if plan is not None and plan.target is not None and plan.target < start:
                 _refold(out, messages, plan)
     index = len(messages)
@@ -332,8 +354,9 @@ def _render(
     seed = (
         profile.history_options is _durable_only
         and profile.results_section is None
-        and _switch.fast_path_enabled()
+        and memo.keeps
     )
+    cached = memo.cached_rendering
     content: Content
     turns = projection.turns
     for position in range(start, len(turns)):
@@ -347,11 +370,11 @@ def _render(
             if plan is not None and folded:
                 content = plan.rendered
             elif seed and turn.context is None and (
-                (hit := _cache.cached(turn.message, turn.results, turn.sources)) is not _cache.MISS
+                (hit := cached(turn.message, turn.results, turn.sources)) is not None
             ):  # what _render_history returns for this turn on a hit, without its calls
                 content = hit
             else:  # a miss when ``seed`` (the cache was just asked): not asked again
-                content = _render_history(branch, turn, profile, None, probed=seed)[0]
+                content = _render_history(branch, turn, profile, None, memo, probed=seed)[0]
             if not folded and history_text is not None:
                 content = history_text(branch, turn, content)
             sent = index if content else None
@@ -366,7 +389,9 @@ def _render(
     if plan is not None and folded:
         current = plan.rendered
     else:
-        current = _render_current(branch, request, projection, profile, current_context, None)[0]
+        current = _render_current(
+            branch, request, projection, profile, current_context, None, memo
+        )[0]
     current = own_copy(current)
     out.append(RenderedPart("current", user, current, None, index if current else None, folded))
     if current:
@@ -374,7 +399,7 @@ def _render(
     return tuple(out), tuple(messages), start
 
 
-def _reusable(walk: _resume.Walk, plan: FoldPlan | None, start: int) -> int:
+def _reusable(walk: Walk, plan: FoldPlan | None, start: int) -> int:
     """``start`` lowered so the reused parts hold no fold this plan does not make, and so the
     plan's target, when reused, keeps its place among the messages (same truthiness)."""
     folded = walk.plan.target if walk.plan is not None else None
@@ -406,6 +431,7 @@ def _render_history(
     turn: InstructionTurn,
     profile: CompileProfile,
     fold: FoldParts | None,
+    memo: Memo,
     *,
     probed: bool = False,
 ) -> tuple[Content, Encoding | None]:
@@ -415,16 +441,17 @@ def _render_history(
     message = turn.message
     own_view = fold is None and options is None and turn.context is None
     durable = own_view and profile.results_section is None
-    if durable and not probed and _switch.fast_path_enabled():  # a hit cannot fail
-        hit = _cache.cached(message, turn.results, turn.sources)
-        if hit is not _cache.MISS:
+    if durable and not probed and memo.keeps:  # a hit cannot fail
+        hit = memo.cached_rendering(message, turn.results, turn.sources)
+        if hit is not None:
             return hit, None
         probed = True
     with naming_record(functools.partial(_history_record, turn)):
         if durable:
-            return _cache.render_durable(message, turn.results, turn.sources, probed=probed), None
+            rendering = memo.durable_rendering(message, turn.results, turn.sources, probed=probed)
+            return rendering, None
         if own_view and profile.results_section is not None:
-            return _sectioned(message, turn.results, profile.results_section), None
+            return _sectioned(message, turn.results, profile.results_section, memo), None
         kwargs: dict[str, Any] = {} if options is None else {"options": options}
         return render_view(
             message.content,
@@ -438,15 +465,15 @@ def _render_history(
 
 
 def _sectioned(
-    message: Instruction, results: Sequence[dict[str, Any]], section: ResultsSection
+    message: Instruction, results: Sequence[dict[str, Any]], section: ResultsSection, memo: Memo
 ) -> Content:
     """Exactly ``render_view(message.content, results=results, results_section=section)[0]``,
     its own part from the render cache: the durable rendering without results, then what
     ``render_view`` does after rendering an instruction that passed its checks (check each
     result, append the section as a last paragraph or text part)."""
-    if _switch.fast_path_enabled():
+    if memo.keeps:
         try:
-            own = _cache.render_durable(message)
+            own = memo.durable_rendering(message)
         except Exception:  # deferral: render_view below raises its own error, in its order
             own = None
         if own is not None:
@@ -496,6 +523,7 @@ def _render_current(
     profile: CompileProfile,
     context: list[Any] | None,
     fold: FoldParts | None,
+    memo: Memo,
 ) -> tuple[Content, Encoding | None]:
     options = profile.current_options(branch, request)
     with naming_record(functools.partial(_current_record, request)):
@@ -506,10 +534,10 @@ def _render_current(
             and not options.tool_schemas
             and options.response_format is None
             and options.structure is None
-            and _switch.fast_path_enabled()
+            and memo.keeps
         ):  # a durable view (a results section renders nothing without results): exactly
             # render_instruction(content, results=pending)
-            return render_history(request.instruction.content, projection.pending), None
+            return memo.plain_rendering(request.instruction.content, projection.pending), None
         return render_view(
             request.instruction.content,
             results=projection.pending,

@@ -37,10 +37,10 @@ from typing import Any
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns.core.fold import Encoding, encode, guidance_text, holds_section
+from lionagi_turns.core.memo import active, section_doc
 from lionagi_turns.core.merge import merge_results
 from lionagi_turns.core.parts import check_image_detail, image_part
 from lionagi_turns.core.values import check_text, check_value
-from lionagi_turns.memo.yaml import instruction_text, minimal_yaml, section_doc
 
 # guidance_text, holds_section and merge_results are re-exported because 0.1's
 # ``lionagi_turns.render`` offered them and ``_moved`` serves that path from this module.
@@ -211,10 +211,15 @@ def _structured_text(
             value = shown.get(key)
             if value not in _EMPTY:
                 doc[key] = value
-        return minimal_yaml(doc).strip()
+        return active().yaml(doc).strip()
     raise TypeError(
         f"options is of type {type(options).__name__}; give CallOptions or ShownSections"
     )
+
+
+def instruction_text(content: InstructionContent) -> str:
+    """Exactly ``content._format_text_content()``, from the active memo (``core.memo``)."""
+    return active().instruction_text(content)
 
 
 def _content(
@@ -237,5 +242,5 @@ def _plain_text(plain: str, base: Sequence[Any], merged: Sequence[Any], fold: st
     added = list(merged[len(base):])
     sections = [fold, plain]
     if added:
-        sections.append(minimal_yaml({"Context": added}).strip())
+        sections.append(active().yaml({"Context": added}).strip())
     return "\n\n".join(s for s in sections if s)

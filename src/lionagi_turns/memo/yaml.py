@@ -67,6 +67,7 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
+from lionagi_turns.core.memo import section_doc
 from lionagi_turns.memo.switch import add_guard, fast_path_enabled
 
 __all__ = (
@@ -358,18 +359,30 @@ def fast_yaml(value: Any) -> str | None:
     """``lionagi...minimal_yaml(value)`` when the fast path is on and ``value`` is inside the
     proven domain, else None."""
     if _READY and type(value) is not str and fast_path_enabled():
-        text = direct_yaml(value)  # the text of the same events, when every style is plain to see
-        if text is not None:
-            return text
-        events = _events(value)
-        if events is not None:
-            return _emit(events)
+        return _fast_text(value)
+    return None
+
+
+def _fast_text(value: Any) -> str | None:
+    text = direct_yaml(value)  # the text of the same events, when every style is plain to see
+    if text is not None:
+        return text
+    events = _events(value)
+    if events is not None:
+        return _emit(events)
     return None
 
 
 def minimal_yaml(value: Any) -> str:
     """Exactly ``lionagi...minimal_yaml(value)`` (default options)."""
     text = fast_yaml(value)
+    return _lionagi_yaml.minimal_yaml(value) if text is None else text
+
+
+def chosen_yaml(value: object) -> str:
+    """``minimal_yaml`` for a caller that has read the switch (``fast.FAST``): exactly
+    ``lionagi...minimal_yaml(value)``, the switch not read again."""
+    text = _fast_text(value) if _READY and type(value) is not str else None
     return _lionagi_yaml.minimal_yaml(value) if text is None else text
 
 
@@ -380,26 +393,21 @@ def instruction_text(content: InstructionContent) -> str:
     only the section document of the others is built here, in lionagi's section order and with
     its rule for leaving out empty sections.
     """
-    if not fast_path_enabled() or content._structure_instance is not None:
+    if not fast_path_enabled():
+        return content._format_text_content()
+    return chosen_instruction_text(content)
+
+
+def chosen_instruction_text(content: InstructionContent) -> str:
+    """``instruction_text`` for a caller that has read the switch (``fast.FAST``)."""
+    if content._structure_instance is not None:
         return content._format_text_content()
     if content.plain_content:
         return content.plain_content
     doc = section_doc(
         content.guidance, content.instruction, content.prompt_context, content.tool_schemas
     )
-    return minimal_yaml(doc).strip()
-
-
-def section_doc(guidance: Any, instruction: Any, context: Any, tools: Any) -> dict[str, Any]:
-    """lionagi's section document of an instruction without a response format: Guidance,
-    Instruction, Context, Tools in that order, the empty ones (lionagi's test) left out."""
-    sections: dict[str, Any] = {
-        "Guidance": guidance,
-        "Instruction": instruction,
-        "Context": context,
-        "Tools": tools,
-    }
-    return {k: v for k, v in sections.items() if v not in (None, "", [], {})}
+    return chosen_yaml(doc).strip()
 
 
 # Last: direct.py reads this module's tables and helpers.
