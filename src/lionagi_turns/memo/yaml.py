@@ -49,14 +49,12 @@ Without libyaml, or with the fast path switched off (``LIONAGI_TURNS_NO_FAST_PAT
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import yaml
 from lionagi.libs.schema import minimal_yaml as _lionagi_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
-from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
 from yaml.events import (
     DocumentEndEvent,
     DocumentStartEvent,
@@ -68,7 +66,34 @@ from yaml.events import (
 )
 
 from lionagi_turns.core.memo import section_doc
+from lionagi_turns.memo import yaml_tables as _tables
+from lionagi_turns.memo.direct import direct_yaml
 from lionagi_turns.memo.switch import add_guard, fast_path_enabled
+from lionagi_turns.memo.yaml_tables import (
+    MAX_DEPTH,
+    MAX_ITEMS,
+)
+
+# The proven tables (``yaml_tables``) under this module's names, read as globals in the walk.
+_DICTS = _tables.DICTS
+_DOMAIN_TYPES = _tables.DOMAIN_TYPES
+_Dumper = _tables.DUMPER
+_IGNORE_ALIASES = _tables.IGNORE_ALIASES
+_INT_BITS = _tables.INT_BITS
+_LISTS = _tables.LISTS
+_MAP_TAG = _tables.MAP_TAG
+_OUTSIDE = _tables.OUTSIDE
+_PROBE = _tables.PROBE
+_REPRESENTERS = _tables.REPRESENTERS
+_RESOLVER_COUNT = _tables.RESOLVER_COUNT
+_RESOLVERS = _tables.RESOLVERS
+_SEQ_TAG = _tables.SEQ_TAG
+_SHARED_EVENTS = _tables.SHARED_EVENTS
+_SHARED_TEXT = _tables.SHARED_TEXT
+_STR_TAG = _tables.STR_TAG
+_key_short = _tables.key_short
+_plain_implicit = _tables.plain_implicit
+_proven_at_import = _tables.proven_at_import
 
 __all__ = (
     "C_EMITTER_AVAILABLE",
@@ -83,27 +108,6 @@ __all__ = (
 )
 
 C_EMITTER_AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
-MAX_DEPTH = 50
-MAX_ITEMS = 500_000
-
-# Characters outside the proven domain (see the module docstring).
-_OUTSIDE = re.compile("[^\t\n -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
-_DICTS: tuple[type, ...] = (dict, _TrackedDict)
-_LISTS: tuple[type, ...] = (list, _TrackedList)
-_INT_BITS = 1000  # about 301 digits: far below any digit limit str(int) may have (>= 640)
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-
-_Dumper = _lionagi_yaml.MinimalDumper
-_DOMAIN_TYPES: tuple[type, ...] = (str, int, float, bool, type(None), dict, list)
-# What lionagi's tables held at import: the fast path is proven for exactly these.
-_REPRESENTERS: dict[type, Any] = {t: _Dumper.yaml_representers.get(t) for t in _DOMAIN_TYPES}
-_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = _Dumper.yaml_implicit_resolvers
-_RESOLVER_SNAPSHOT = {k: list(v) for k, v in _RESOLVERS.items()}
-_RESOLVER_COUNT = sum(len(v) for v in _RESOLVERS.values())
-_IGNORE_ALIASES = _Dumper.ignore_aliases
 _LIONAGI_FUNCS = (_lionagi_yaml.minimal_yaml, _lionagi_yaml._prune, _lionagi_yaml._is_empty)
 
 
@@ -125,53 +129,8 @@ def tables_unchanged() -> bool:
     )
 
 
-def _proven_at_import() -> bool:
-    """lionagi's str representer must be the one this module inlines (block style exactly for
-    text with a line feed); verified once by calling it."""
-    probe = _Probe()
-    represent_str = _REPRESENTERS[str]
-    if represent_str is None:
-        return False
-    return bool(
-        represent_str(probe, "a") == (_STR_TAG, "a", None)
-        and represent_str(probe, "a\nb") == (_STR_TAG, "a\nb", "|")
-    )
-
-
-class _Probe:
-    """Stands in for a dumper when calling a registered scalar representer: records the
-    ``(tag, value, style)`` it asks for instead of building a node."""
-
-    inf_value = yaml.representer.SafeRepresenter.inf_value
-
-    @staticmethod
-    def represent_scalar(tag: str, value: str, style: str | None = None) -> tuple[Any, ...]:
-        return (tag, value, style)
-
-
-_PROBE = _Probe()
-
-
 class _Outside(Exception):
     """The value left the proven domain: lionagi renders it."""
-
-
-# Implicit resolvers by first character (wildcards appended), as PyYAML's resolve() reads them.
-def _resolvers_by_first() -> tuple[dict[Any, tuple[Any, ...]], tuple[Any, ...]]:
-    wildcard = tuple(_RESOLVER_SNAPSHOT.get(None, ()))
-    table = {k: tuple(v) + wildcard for k, v in _RESOLVER_SNAPSHOT.items() if k is not None}
-    return table, wildcard
-
-
-_BY_FIRST, _WILDCARD = _resolvers_by_first()
-
-
-def _plain_implicit(value: str, tag: str) -> bool:
-    """Whether ``value`` read back as a plain scalar resolves to ``tag`` (PyYAML's rule)."""
-    for resolved, regexp in _BY_FIRST.get(value[0] if value else "", _WILDCARD):
-        if regexp.match(value):
-            return bool(resolved == tag)
-    return tag == _STR_TAG
 
 
 def _scalar_event(value: Any) -> ScalarEvent:
@@ -189,13 +148,6 @@ _SEQ_END = SequenceEndEvent()
 _DOC_START = DocumentStartEvent(explicit=False)
 _DOC_END = DocumentEndEvent(explicit=False)
 _CONSTANTS: dict[Any, ScalarEvent] = {}
-
-
-def _key_short(key: str) -> bool:
-    # PyYAML counts the key's characters plus its 5-character "!!str" tag and writes an
-    # explicit "? key" from 128 on (so from 123 characters); libyaml counts UTF-8 bytes of
-    # the key alone and allows up to 127. Below both limits both write a simple key.
-    return len(key) < 123 and (key.isascii() or len(key.encode("utf-8")) < 128)
 
 
 def _str_event(text: str) -> ScalarEvent:
@@ -235,10 +187,6 @@ def _key_event(key: Any) -> ScalarEvent:
     return event
 
 
-# Events are read, never changed, by the emitter: short texts (keys above all) share theirs.
-# Bounded: a full table is emptied and refilled.
-_SHARED_TEXT = 64
-_SHARED_EVENTS = 4096
 _STR_EVENTS: dict[str, ScalarEvent] = {}
 _KEY_EVENTS: dict[str, ScalarEvent] = {}
 
@@ -409,6 +357,3 @@ def chosen_instruction_text(content: InstructionContent) -> str:
     )
     return chosen_yaml(doc).strip()
 
-
-# Last: direct.py reads this module's tables and helpers.
-from lionagi_turns.memo.direct import direct_yaml  # noqa: E402
