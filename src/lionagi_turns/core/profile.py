@@ -59,7 +59,7 @@ from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import InstructionTurn, Projection, Turn
 from lionagi_turns.core.memo import PlainText, TextMemo, install_chooser
-from lionagi_turns.core.render import CallOptions, Content, render_instruction
+from lionagi_turns.core.render import CallOptions, Content, Result, render_instruction
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -74,8 +74,6 @@ __all__ = (
     "chosen_memo",
     "install_memo_chooser",
 )
-
-Result = dict[str, Any]  # one folded action result
 
 
 def _request_options(branch: Branch, request: TurnRequest) -> CallOptions:

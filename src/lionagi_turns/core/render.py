@@ -56,8 +56,10 @@ __all__ = (
     "render_view",
 )
 
-Content = str | list[dict[str, Any]]
-ResultsSection = Callable[[Sequence[dict[str, Any]], Sequence[Any]], str]
+Result = dict[str, Any]  # one folded action result
+Part = dict[str, Any]  # one part of a multimodal rendering
+Content = str | list[Part]
+ResultsSection = Callable[[Sequence[Result], Sequence[object]], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +80,11 @@ class ShownSections:
     ``Tools``, ``ResponseSchema`` and ``ResponseFormat`` (any of them, in that order) to the
     value written under each. Read only; never changed by rendering."""
 
-    sections: Mapping[str, Any]
+    sections: Mapping[str, object]
 
 
 _RESPONSE_KEYS = ("ResponseSchema", "ResponseFormat")
-_EMPTY: tuple[Any, ...] = (None, "", [], {})  # lionagi's test for a section left out
+_EMPTY: tuple[object, ...] = (None, "", [], {})  # lionagi's test for a section left out
 
 
 def own_copy(content: Content) -> Content:
@@ -94,10 +96,10 @@ def own_copy(content: Content) -> Content:
 def render_instruction(
     source: InstructionContent,
     *,
-    results: Sequence[dict[str, Any]] = (),
+    results: Sequence[Result] = (),
     fold: str = "",
     section: str = "",
-    tool_schemas: Sequence[dict[str, Any]] = (),
+    tool_schemas: Sequence[Result] = (),
     response_format: Any = None,
     structure: Any = None,
 ) -> Content:
@@ -110,8 +112,8 @@ def render_instruction(
 def render_view(
     source: InstructionContent,
     *,
-    results: Sequence[dict[str, Any]] = (),
-    context: Sequence[Any] | None = None,
+    results: Sequence[Result] = (),
+    context: Sequence[object] | None = None,
     fold: str = "",
     section: str = "",
     options: CallOptions | ShownSections = HISTORICAL,
@@ -138,7 +140,7 @@ def render_view(
         text = _plain_text(source.plain_content, base, merged, fold)
         encoding = "plain" if fold else None
     else:
-        def text_with(guidance: Any) -> str:
+        def text_with(guidance: object) -> str:
             return _structured_text(source, guidance, merged, options)
 
         if fold:
@@ -150,7 +152,7 @@ def render_view(
             text = f"{text}\n\n{tail}" if text else tail
         return text, encoding
     detail = source.image_detail
-    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    parts: list[Part] = [{"type": "text", "text": text}]
     parts.extend(image_part(url, detail) for url in source.images)
     if tail:
         parts.append({"type": "text", "text": tail})
@@ -159,7 +161,7 @@ def render_view(
 
 def _check_values(
     source: InstructionContent,
-    results: Sequence[dict[str, Any]],
+    results: Sequence[Result],
     options: CallOptions | ShownSections,
 ) -> None:
     """Every value the renderer reads passes ``_values.check_value`` (named by field); text
@@ -196,8 +198,8 @@ def _check_values(
 
 def _structured_text(
     source: InstructionContent,
-    guidance: Any,
-    context: Sequence[Any],
+    guidance: object,
+    context: Sequence[object],
     options: CallOptions | ShownSections,
 ) -> str:
     """The structured rendering of ``source`` with ``guidance``, ``context`` and ``options``
@@ -223,7 +225,7 @@ def instruction_text(content: InstructionContent) -> str:
 
 
 def _content(
-    source: InstructionContent, guidance: Any, context: Sequence[Any], options: CallOptions
+    source: InstructionContent, guidance: Any, context: Sequence[object], options: CallOptions
 ) -> InstructionContent:
     return InstructionContent(
         instruction=source.instruction,
@@ -235,7 +237,9 @@ def _content(
     )
 
 
-def _plain_text(plain: str, base: Sequence[Any], merged: Sequence[Any], fold: str) -> str:
+def _plain_text(
+    plain: str, base: Sequence[object], merged: Sequence[object], fold: str
+) -> str:
     """plain_content replaces the structured rendering, but never swallows the fold or folded
     results (docs/architecture.md decision 7): they stand as blank-line separated sections
     around it. Its own context stays hidden, as in lionagi."""

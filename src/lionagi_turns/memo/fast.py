@@ -21,7 +21,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import Projection, Turn
 from lionagi_turns.core.profile import Walk, install_memo_chooser
-from lionagi_turns.core.render import Content
+from lionagi_turns.core.render import Content, Result
 from lionagi_turns.memo import renders, resume, switch, track
 from lionagi_turns.memo.history import render_history
 from lionagi_turns.memo.yaml import chosen_instruction_text, chosen_yaml, in_domain
@@ -63,7 +63,7 @@ class FastMemo:
     def cached_rendering(
         self,
         message: Instruction,
-        results: Sequence[dict[str, Any]],
+        results: Sequence[Result],
         sources: Sequence[ActionResponse],
     ) -> Content | None:
         hit = renders.cached(message, results, sources)
@@ -72,7 +72,7 @@ class FastMemo:
     def durable_rendering(
         self,
         message: Instruction,
-        results: Sequence[dict[str, Any]] = (),
+        results: Sequence[Result] = (),
         sources: Sequence[ActionResponse] = (),
         *,
         probed: bool = False,
@@ -80,7 +80,7 @@ class FastMemo:
         return renders.render_durable(message, results, sources, probed=probed)
 
     def plain_rendering(
-        self, content: InstructionContent, results: Sequence[dict[str, Any]]
+        self, content: InstructionContent, results: Sequence[Result]
     ) -> Content:
         return render_history(content, results)
 
