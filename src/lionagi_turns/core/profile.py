@@ -32,7 +32,7 @@ What an option may change (pass in brackets):
   content (``(results, prompt_context) -> text``) instead of merging them into its context.
 
 - ``reuse`` [select, project, render]: None (no resuming) or a key; compiles of one branch
-  under profiles with equal keys may resume each other's walk (``_fast.resume``): the profile
+  under profiles with equal keys may resume each other's walk (``Memo.resume``): the profile
   promises its ``history_options``, ``history_text`` and ``results_section`` render a given
   turn object the same way under that key. Its ``bound`` runs on every compile, and rendered
   parts are reused only for leading turns the bound returns as the very same objects.

@@ -4,8 +4,8 @@ Guarantees:
 
 - Instructions render as lionagi's own structured renderer
   (``InstructionContent._format_text_content``) renders a fresh ``InstructionContent`` built for
-  this call, byte for byte (``_fast.yaml`` may emit the YAML with libyaml; see its domain
-  rules); no stored content object is touched.
+  this call, byte for byte (the active memo may emit the YAML with libyaml; see ``memo.yaml``'s
+  domain rules); no stored content object is touched.
 - A historical view renders durable sections only (``CallOptions()``); the current view adds
   the call's Tools, ResponseSchema and ResponseFormat sections from its ``CallOptions``.
   ``ShownSections`` gives those sections as the values a rendering writes under them (what a
