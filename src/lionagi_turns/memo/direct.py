@@ -52,7 +52,7 @@ class _Undecided(Exception):
     """Not written here: the event path decides."""
 
 
-def direct_yaml(value: Any) -> str | None:
+def direct_yaml(value: object) -> str | None:
     """The document's text (module rules), or None."""
     kind = type(value)
     out: list[str] = []

@@ -58,6 +58,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from yaml.events import (
     DocumentEndEvent,
     DocumentStartEvent,
+    Event,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
@@ -191,7 +192,7 @@ _STR_EVENTS: dict[str, ScalarEvent] = {}
 _KEY_EVENTS: dict[str, ScalarEvent] = {}
 
 
-def _walk(value: Any, out: list[Any], depth: int, budget: list[int]) -> bool:
+def _walk(value: Any, out: list[Event], depth: int, budget: list[int]) -> bool:
     """Append the events of ``_prune(value)`` to ``out``; False (nothing appended) when the
     pruned value is empty. ``value`` is a non-root value. Raises ``_Outside``."""
     kind = type(value)
@@ -226,7 +227,7 @@ def _walk(value: Any, out: list[Any], depth: int, budget: list[int]) -> bool:
 
 
 def _children(
-    value: Any, is_dict: bool, out: list[Any], depth: int, budget: list[int]
+    value: Any, is_dict: bool, out: list[Event], depth: int, budget: list[int]
 ) -> bool:
     """Events of a container's kept children, then its end event; whether any was kept."""
     budget[0] -= len(value) + 1
@@ -250,12 +251,12 @@ def _children(
     return kept
 
 
-def _events(value: Any) -> list[Any] | None:
+def _events(value: object) -> list[Event] | None:
     """The document's events for ``minimal_yaml(value)``, or None outside the domain."""
     kind = type(value)
     if kind not in _DICTS and kind not in _LISTS:
         return None
-    out: list[Any] = [_DOC_START, _MAP_START if kind in _DICTS else _SEQ_START]
+    out: list[Event] = [_DOC_START, _MAP_START if kind in _DICTS else _SEQ_START]
     try:
         _children(value, kind in _DICTS, out, 1, [MAX_ITEMS])
     except _Outside:
@@ -270,11 +271,11 @@ class _Sink(list[str]):
     write = list.append
 
 
-def _emit(events: list[Any]) -> str:
+def _emit(events: list[Event]) -> str:
     sink = _Sink()
     emitter = _CEmitter(sink, indent=2, width=2**31 - 1, allow_unicode=True)
     emitter.open()
-    emit: Callable[[Any], None] = emitter.emit
+    emit: Callable[[Event], None] = emitter.emit
     for event in events:
         emit(event)
     emitter.close()
@@ -297,13 +298,13 @@ if C_EMITTER_AVAILABLE:
         add_guard(tables_unchanged)
 
 
-def in_domain(data: Any) -> bool:
+def in_domain(data: object) -> bool:
     """Whether ``data`` is inside the proven domain (pruning included); the root must be a
     dict or list."""
     return _READY and _events(data) is not None
 
 
-def fast_yaml(value: Any) -> str | None:
+def fast_yaml(value: object) -> str | None:
     """``lionagi...minimal_yaml(value)`` when the fast path is on and ``value`` is inside the
     proven domain, else None."""
     if _READY and type(value) is not str and fast_path_enabled():
@@ -311,7 +312,7 @@ def fast_yaml(value: Any) -> str | None:
     return None
 
 
-def _fast_text(value: Any) -> str | None:
+def _fast_text(value: object) -> str | None:
     text = direct_yaml(value)  # the text of the same events, when every style is plain to see
     if text is not None:
         return text
@@ -321,7 +322,7 @@ def _fast_text(value: Any) -> str | None:
     return None
 
 
-def minimal_yaml(value: Any) -> str:
+def minimal_yaml(value: object) -> str:
     """Exactly ``lionagi...minimal_yaml(value)`` (default options)."""
     text = fast_yaml(value)
     return _lionagi_yaml.minimal_yaml(value) if text is None else text
