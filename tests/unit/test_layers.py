@@ -5,10 +5,11 @@ including imports inside functions (lazy ones) and under ``TYPE_CHECKING``. The 
 layer first; a module may import its own layer or a lower one:
 
  1. ``core.errors``, ``core.kinds``, ``core.values``, ``core.consistent``, ``core.version``
- 2. ``core.contracts``, ``core.parts``, ``core.merge``, ``core.envelope``, ``core.measure``
+ 2. ``core.contracts``, ``core.parts``, ``core.merge``, ``core.envelope``, ``core.measure``,
+    ``core.memo`` (the text primitives a compile's memo answers)
  3. ``core.history``, ``core.fold``, ``core.render``, ``core.react``, ``core.durable``,
     ``core.providers``, ``core.support``
- 4. ``core.profile``
+ 4. ``core.profile`` (the ``Memo`` protocol, ``NO_MEMO``), ``core.rendering`` (the render pass)
  5. ``core.pipeline``, ``core`` (the package)
  6. ``memo.*``, inside in the order ``switch < yaml_tables < direct < yaml < track < identity <
     history < renders < resume < fast``
@@ -52,9 +53,9 @@ Rank = tuple[int, int]
 
 _CORE_LEVELS: tuple[tuple[str, ...], ...] = (
     ("errors", "kinds", "values", "consistent", "version"),
-    ("contracts", "parts", "merge", "envelope", "measure"),
+    ("contracts", "parts", "merge", "envelope", "measure", "memo"),
     ("history", "fold", "render", "react", "durable", "providers", "support"),
-    ("profile",),
+    ("profile", "rendering"),
     ("pipeline", "__init__"),
 )
 _MEMO_ORDER = (
@@ -82,45 +83,14 @@ _SIBLING_JOIN = "lionagi_turns.profiles.prompt_cache.compose"
 
 KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset(
     {
-        "core.durable -> memo.switch",
-        "core.durable -> memo.track",
-        "core.fold -> memo.switch",
-        "core.fold -> memo.yaml",
-        "core.pipeline -> memo.history",
-        "core.pipeline -> memo.renders",
-        "core.pipeline -> memo.resume",
-        "core.pipeline -> memo.switch",
-        "core.react -> memo.yaml",
-        "core.render -> memo.yaml",
-        "memo.direct -> memo.yaml",
         "profiles.amendment1._cached -> integration._anthropic",
         "profiles.amendment1._integration -> integration._anthropic",
     }
 )
-KNOWN_CIRCLE_EDGES: frozenset[str] = frozenset(
-    {
-        "memo.direct -> memo.yaml",
-    }
-)
-KNOWN_CORE_IMPORTS: frozenset[str] = frozenset(
-    {
-        "core.durable -> memo.switch",
-        "core.durable -> memo.track",
-        "core.fold -> memo.switch",
-        "core.fold -> memo.yaml",
-        "core.pipeline -> memo.history",
-        "core.pipeline -> memo.renders",
-        "core.pipeline -> memo.resume",
-        "core.pipeline -> memo.switch",
-        "core.react -> memo.yaml",
-        "core.render -> memo.yaml",
-    }
-)
+KNOWN_CIRCLE_EDGES: frozenset[str] = frozenset()
+KNOWN_CORE_IMPORTS: frozenset[str] = frozenset()
 KNOWN_SWITCH_IMPORTS: frozenset[str] = frozenset(
     {
-        "core.durable -> memo.switch",
-        "core.fold -> memo.switch",
-        "core.pipeline -> memo.switch",
         "lionagi_turns -> memo.switch",
         "profiles.amendment1._bound -> memo.switch",
         "profiles.prompt_cache.layout -> memo.switch",
@@ -132,19 +102,8 @@ KNOWN_SIBLING_IMPORTS: frozenset[str] = frozenset(
         "profiles.amendment1._cached -> profiles.prompt_cache.layout",
     }
 )
-KNOWN_LONG_MODULES: frozenset[str] = frozenset(
-    {
-        "core/pipeline.py",
-        "memo/yaml.py",
-    }
-)
-KNOWN_LONG_FUNCTIONS: frozenset[str] = frozenset(
-    {
-        "core/history.py::_walk",
-        "core/pipeline.py::_render",
-        "core/values.py::check_value",
-    }
-)
+KNOWN_LONG_MODULES: frozenset[str] = frozenset()
+KNOWN_LONG_FUNCTIONS: frozenset[str] = frozenset()
 
 
 # -- reading the source ---------------------------------------------------------------------

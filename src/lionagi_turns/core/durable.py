@@ -17,9 +17,8 @@ from uuid import UUID
 from lionagi.protocols.messages import Instruction
 from lionagi.protocols.messages.instruction import InstructionContent
 
+from lionagi_turns.core.memo import active
 from lionagi_turns.core.parts import check_image_detail
-from lionagi_turns.memo.switch import fast_path_enabled
-from lionagi_turns.memo.track import tracked
 
 __all__ = (
     "DURABLE_FIELDS",
@@ -134,9 +133,9 @@ def durable_instruction(source: Instruction) -> Instruction:
         )
     original = source.content
     # When every container is one of lionagi's tracked lists/dicts and every leaf immutable
-    # (``_fast.track``), InstructionContent's constructor, which copies each list and dict into
-    # a new tracked one all the way down, makes the deep copy itself.
-    shallow = fast_path_enabled() and tracked(original)
+    # (the active memo's ``shallow_durable``), InstructionContent's constructor, which copies
+    # each list and dict into a new tracked one all the way down, makes the deep copy itself.
+    shallow = active().shallow_durable(original)
     durable = DurableInstructionContent._of(original, _itself if shallow else copy.deepcopy)
     # The durable values are this call's own (or are copied by the constructor), so the content
     # takes them as they are.

@@ -37,9 +37,8 @@ from typing import Any, Literal
 
 import yaml
 
+from lionagi_turns.core.memo import active
 from lionagi_turns.core.values import check_value
-from lionagi_turns.memo.switch import fast_path_enabled
-from lionagi_turns.memo.yaml import in_domain, minimal_yaml
 
 __all__ = (
     "Encoding",
@@ -58,7 +57,6 @@ Encoding = Literal["emitter", "literal", "fold-first", "plain"]
 _FOLD_SLOT = "LIONAGI_TURNS_FOLD_SLOT_7f3a"
 _EMPTY_DOC = "{}"  # lionagi's rendering of an instruction with no visible section
 _BLOCK_BREAKERS = frozenset("\r\x85\u2028\u2029\ufeff")
-_C_LOADER: Any = getattr(yaml, "CSafeLoader", None)
 
 
 def guidance_text(guidance: Any) -> str:
@@ -69,7 +67,7 @@ def guidance_text(guidance: Any) -> str:
     if isinstance(guidance, str):
         return guidance
     check_value(guidance, "guidance")
-    return minimal_yaml(guidance).strip()
+    return active().yaml(guidance).strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,16 +131,11 @@ def loads_back(yaml_text: str, fold: str) -> bool:
     """The round-trip check: ``yaml_text`` loads (PyYAML's safe loader) to a mapping whose
     ``Guidance`` is exactly ``fold``.
 
-    libyaml's loader (``CSafeLoader``, ~50x faster) is used only with the fast path on and
-    for a text inside ``_fast.yaml``'s proven character domain (no CR, NEL, LS/PS, BOM or
-    control characters: the only characters on which YAML readers differ); everywhere else
-    PyYAML's pure-Python ``SafeLoader``, the loader the property tests use.
+    The active memo loads it (``core.memo``: what ``SafeLoader`` loads; the fast path uses
+    libyaml's loader for a text inside its proven character domain, where the readers agree).
     """
-    loader: Any = yaml.SafeLoader
-    if _C_LOADER is not None and fast_path_enabled() and in_domain([yaml_text]):
-        loader = _C_LOADER
     try:
-        loaded = yaml.load(yaml_text, Loader=loader)
+        loaded = active().safe_load(yaml_text)
     except yaml.YAMLError:
         return False
     return isinstance(loaded, dict) and loaded.get("Guidance") == fold

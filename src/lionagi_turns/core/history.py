@@ -207,15 +207,7 @@ def _walk(
             seen.add(uid)
         rule = rule_for(msg)
         if rule is None:
-            defects.append(
-                Defect(
-                    "unknown_subtype",
-                    f"position {position} (id {uid}) is a {type(msg).__name__} with role "
-                    f"{_role_of(msg)!r}, a kind the compiler has no rule for",
-                    (position,),
-                    (str(uid),),
-                )
-            )
+            defects.append(_unknown_defect(msg, position, uid))
             continue
         match rule.projected:
             case "skip":
@@ -224,34 +216,14 @@ def _walk(
                 pending.append(action_result(msg))
                 pending_sources.append(msg)
             case "assistant":
-                last = turns[-1] if turns else None
-                if isinstance(last, AssistantTurn):
-                    if last is shared:  # a previous projection's turn: extend a copy
-                        last = AssistantTurn(list(last.messages), list(last.positions))
-                        turns[-1] = last
-                        shared = None
-                    last.messages.append(msg)
-                    last.positions.append(position)
-                else:
-                    turns.append(AssistantTurn([msg], [position]))
+                shared = _add_assistant(turns, msg, position, shared)
             case "instruction":
                 last = turns[-1] if turns else None
                 before = prior
                 prior = (position, uid)
                 if isinstance(last, InstructionTurn):
-                    at, before_id = (
-                        before if before is not None else (last.position, last.message.id)
-                    )
-                    defects.append(
-                        Defect(
-                            "consecutive_instructions",
-                            f"instruction at position {position} (id {uid}) directly follows "
-                            f"the instruction at position {at} (id {before_id})",
-                            (at, position),
-                            (str(before_id), str(uid)),
-                        )
-                    )
                     # Keep walking to report every defect; the later one is not retained.
+                    defects.append(_consecutive_defect(last, before, position, uid))
                     continue
                 turns.append(InstructionTurn(msg, position, pending, pending_sources))
                 pending = []
@@ -260,6 +232,47 @@ def _walk(
                 assert_never(unreachable)
     out.pending = pending
     out.pending_sources = pending_sources
+
+
+def _add_assistant(turns: list[Turn], msg: Any, position: int, shared: Turn | None) -> Turn | None:
+    """Append assistant record ``msg`` to the run ending ``turns`` (a copy of it when it is
+    ``shared``), or start a run; return what is still shared."""
+    last = turns[-1] if turns else None
+    if isinstance(last, AssistantTurn):
+        if last is shared:  # a previous projection's turn: extend a copy
+            last = AssistantTurn(list(last.messages), list(last.positions))
+            turns[-1] = last
+            shared = None
+        last.messages.append(msg)
+        last.positions.append(position)
+    else:
+        turns.append(AssistantTurn([msg], [position]))
+    return shared
+
+
+def _unknown_defect(msg: object, position: int, uid: UUID) -> Defect:
+    return Defect(
+        "unknown_subtype",
+        f"position {position} (id {uid}) is a {type(msg).__name__} with role "
+        f"{_role_of(msg)!r}, a kind the compiler has no rule for",
+        (position,),
+        (str(uid),),
+    )
+
+
+def _consecutive_defect(
+    last: InstructionTurn, before: tuple[int, UUID] | None, position: int, uid: UUID
+) -> Defect:
+    """The defect of the instruction at ``position`` directly following ``before`` (the
+    instruction seen last, else ``last``, the retained one)."""
+    at, before_id = before if before is not None else (last.position, last.message.id)
+    return Defect(
+        "consecutive_instructions",
+        f"instruction at position {position} (id {uid}) directly follows "
+        f"the instruction at position {at} (id {before_id})",
+        (at, position),
+        (str(before_id), str(uid)),
+    )
 
 
 def _first_turn_defect(branch: Branch, projection: Projection) -> None:

@@ -34,8 +34,8 @@ Passes, in order; each reads only what the ones before produced:
    run before the fold plan, whose target may be one of them.
 5. plan the fold (``_plan_fold``) — target, parts and encoding, computed once; it must precede
    rendering because which instruction carries the fold decides how the first one renders.
-6. render (``_render``) — one part per turn and the current instruction, the target's taken
-   from the plan.
+6. render (``rendering.render_turns``) — one part per turn and the current instruction, the
+   target's taken from the plan.
 7. guard (``_guard_current_turn``) — a current turn whose real text rendered empty is refused;
    it needs the current rendering.
 8. durable copy (``durable_instruction``) — built last, so a failed compile allocates nothing
@@ -49,37 +49,57 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from lionagi._errors import EmptyOutgoingContentError
-from lionagi.protocols.messages import Instruction, MessageRole
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from lionagi_turns.core.contracts import CompiledChatRequest, CompiledMessage, TurnRequest
+from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
 from lionagi_turns.core.durable import durable_instruction
-from lionagi_turns.core.fold import Encoding, FoldParts, FoldPlan, guidance_text
+from lionagi_turns.core.fold import FoldParts, FoldPlan, guidance_text
 from lionagi_turns.core.history import (
-    AssistantTurn,
     InstructionTurn,
     Projection,
     project_history,
     select_ids,
 )
-from lionagi_turns.core.profile import SEED_PROFILE, CompileProfile, _durable_only
+from lionagi_turns.core.memo import using
+from lionagi_turns.core.profile import (
+    NO_MEMO,
+    SEED_PROFILE,
+    CompileProfile,
+    Memo,
+    Walk,
+    chosen_memo,
+)
 from lionagi_turns.core.react import react_step
-from lionagi_turns.core.render import Content, ResultsSection, own_copy, render_view
-from lionagi_turns.core.values import check_text, check_value, naming_record
-from lionagi_turns.memo import renders as _cache
-from lionagi_turns.memo import resume as _resume
-from lionagi_turns.memo import switch as _switch
-from lionagi_turns.memo.history import render_history
+from lionagi_turns.core.render import own_copy
+from lionagi_turns.core.rendering import (
+    RenderedPart,
+    assistant_text,
+    current_record,
+    history_record,
+    render_current,
+    render_history,
+    render_turns,
+)
+from lionagi_turns.core.values import check_text, naming_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
 __all__ = ("RenderedPart", "Trace", "compile_chat_request", "compile_traced")
+
+# The names amendment1 and the prompt-cache profile imported from here before the render pass
+# had a module of its own.
+_assistant_text, _history_record, _current_record = (
+    assistant_text,
+    history_record,
+    current_record,
+)
 
 
 def compile_chat_request(
@@ -95,20 +115,6 @@ def compile_chat_request(
     """
     return compile_traced(branch, request, react_context=react_context).compiled
 
-
-@dataclass(frozen=True, slots=True)
-class RenderedPart:
-    """One rendered turn: ``message_index`` is its index in ``compiled.messages``, None when
-    its rendering was falsy and so omitted."""
-
-    source: Literal["history", "current"]
-    role: MessageRole
-    content: Content
-    turn: InstructionTurn | AssistantTurn | None
-    message_index: int | None
-    folded: bool = False
-
-
 @dataclass(frozen=True, slots=True)
 class Trace:
     """Everything one compile decided, for the CLI and for profiles built on the seam.
@@ -116,7 +122,7 @@ class Trace:
     ``projected`` is the projection as walked, ``projection`` what the profile's bound kept
     (the same object without a bound); ``fold`` is None when nothing is folded; ``parts``
     holds every rendered turn in order, the current instruction last; ``reused`` counts the
-    leading rendered parts taken from the previous compile of the branch (``_fast.resume``;
+    leading rendered parts taken from the previous compile of the branch (``Memo.resume``;
     0 when nothing was); ``current_context`` is the current instruction's prompt context the
     ReAct step decided (None: its own). Turn objects may be shared with other compiles'
     traces: never change them.
@@ -146,10 +152,23 @@ def compile_traced(
     *,
     profile: CompileProfile = SEED_PROFILE,
     react_context: Sequence[Any] | None = None,
+    memo: Memo | None = None,
 ) -> Trace:
-    """The pipeline of the module docstring under ``profile``, with what each pass decided."""
-    with _switch.resolved():  # the fast-path switch is read once per compile
-        return _compile_traced(branch, request, profile, react_context)
+    """The pipeline of the module docstring under ``profile``, with what each pass decided.
+
+    ``memo``: what the compile may reuse (``core.profile.Memo``); None takes the installed
+    chooser's pick (the fast path's switch, read once per compile), ``NO_MEMO`` without one.
+    The output is the same under every memo."""
+    memo = chosen_memo() if memo is None else memo
+    token = _memo.set(memo)
+    try:
+        with memo.compiling(), using(memo):
+            return _compile_traced(branch, request, profile, react_context)
+    finally:
+        _memo.reset(token)
+
+
+_memo: ContextVar[Memo] = ContextVar("lionagi_turns_compile_memo", default=NO_MEMO)
 
 
 def _compile_traced(
@@ -158,29 +177,30 @@ def _compile_traced(
     profile: CompileProfile,
     react_context: Sequence[Any] | None,
 ) -> Trace:
+    memo = _memo.get()  # the compile's (``compile_traced``)
     _check_request(request)
     items = _react_items(react_context)
     view = select_ids(branch, request.progression)
     key = profile.reuse
-    resumable = key is not None and not items and _switch.fast_path_enabled()
-    resumed = _resume.resume(branch, key, view) if resumable else None
-    walk: _resume.Walk | None = None
-    snap: _resume.Snapshot | None = None
+    resumable = key is not None and not items and memo.keeps
+    resumed = memo.resume(branch, key, view) if resumable else None
+    walk: Walk | None = None
+    snap: object | None = None
     if resumed is None:
-        snap = _resume.snapshot(branch, view) if resumable else None
+        snap = memo.snapshot(branch, view) if resumable else None
         projected = project_history(branch, view)
     else:
         walk, projected, snap = resumed
     projected.raise_first()  # from the full walk, before any bound
     projection = projected if profile.bound is None else profile.bound(projected, request)
     current_context = react_step(projection, request.instruction.content, items)
-    parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk)
-    rendered, messages, reused = _render(
-        branch, request, projection, profile, plan, current_context, walk
+    parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk, memo)
+    rendered, messages, reused = render_turns(
+        branch, request, projection, profile, plan, current_context, walk, memo
     )
     current = rendered[-1]
     _guard_current_turn(request.instruction.content, current.content)
-    with naming_record(functools.partial(_current_record, request)):
+    with naming_record(functools.partial(current_record, request)):
         instruction = durable_instruction(request.instruction)
     compiled = CompiledChatRequest(
         instruction=instruction,
@@ -190,7 +210,7 @@ def _compile_traced(
     if snap is not None:
         history = rendered[:-1]
         sent = messages[:-1] if current.message_index is not None else messages
-        _resume.store(branch, key, snap, walk, projected, projection, history, sent, reused, plan)
+        memo.keep(branch, key, snap, walk, projected, projection, history, sent, reused, plan)
     return Trace(
         profile=profile,
         view=view,
@@ -243,7 +263,8 @@ def _plan_fold(
     projection: Projection,
     profile: CompileProfile,
     current_context: list[Any] | None,
-    walk: _resume.Walk | None,
+    walk: Walk | None,
+    memo: Memo,
 ) -> tuple[FoldParts, FoldPlan | None]:
     """The fold's parts (all of them, folded or not) and, when a system or context part is
     folded, the plan: the first retained instruction (else the current one) rendered with it.
@@ -258,10 +279,10 @@ def _plan_fold(
     target, turn = _fold_target(projection, profile)
     if turn is not None:
         guidance = turn.message.content.guidance
-        record = functools.partial(_history_record, turn)
+        record = functools.partial(history_record, turn)
     else:
         guidance = request.instruction.content.guidance
-        record = functools.partial(_current_record, request)
+        record = functools.partial(current_record, request)
     with naming_record(record):
         parts = FoldParts(system_text, section, guidance_text(guidance))
     folded = FoldParts(
@@ -277,10 +298,10 @@ def _plan_fold(
         if same and turns[target] is turn and old.parts == folded:  # type: ignore[index]
             return parts, FoldPlan(target, folded, old.encoding, own_copy(old.rendered))
     if turn is not None:
-        rendered, encoding = _render_history(branch, turn, profile, folded)
+        rendered, encoding = render_history(branch, turn, profile, folded, memo)
     else:
-        rendered, encoding = _render_current(
-            branch, request, projection, profile, current_context, folded
+        rendered, encoding = render_current(
+            branch, request, projection, profile, current_context, folded, memo
         )
     if encoding is None:  # pragma: no cover - render_view returns an encoding with a fold
         raise AssertionError("a rendering that carries the fold must report its encoding")
@@ -299,227 +320,6 @@ def _fold_target(
         if isinstance(turn, InstructionTurn):
             return index, turn
     return None, None
-
-
-# --------------------------------------------------------------------------- pass 6
-
-
-def _render(
-    branch: Branch,
-    request: TurnRequest,
-    projection: Projection,
-    profile: CompileProfile,
-    plan: FoldPlan | None,
-    current_context: list[Any] | None,
-    walk: _resume.Walk | None,
-) -> tuple[tuple[RenderedPart, ...], tuple[CompiledMessage, ...], int]:
-    """Every rendered part (the current instruction last), the compiled messages and how many
-    leading parts ``walk`` supplied (``_fast.resume``: the turns that are the same objects as
-    in the walk, its fold part replaced by this plan's)."""
-    out: list[RenderedPart] = []
-    messages: list[CompiledMessage] = []
-    start = 0
-    if walk is not None:
-        start = _resume.reuse_prefix(walk, projection.turns)
-        start = _reusable(walk, plan, start)
-        if start:
-            out, messages = _resume.reused(walk, start)
-            if plan is not None and plan.target is not None and plan.target < start:
-                _refold(out, messages, plan)
-    index = len(messages)
-    user, assistant = MessageRole.USER, MessageRole.ASSISTANT
-    history_text = profile.history_text
-    seed = (
-        profile.history_options is _durable_only
-        and profile.results_section is None
-        and _switch.fast_path_enabled()
-    )
-    content: Content
-    turns = projection.turns
-    for position in range(start, len(turns)):
-        turn = turns[position]
-        if isinstance(turn, AssistantTurn):
-            content = _assistant_text(turn)
-            sent = index if content else None
-            out.append(RenderedPart("history", assistant, content, turn, sent))
-        elif isinstance(turn, InstructionTurn):
-            folded = plan is not None and plan.target == position
-            if plan is not None and folded:
-                content = plan.rendered
-            elif seed and turn.context is None and (
-                (hit := _cache.cached(turn.message, turn.results, turn.sources)) is not _cache.MISS
-            ):  # what _render_history returns for this turn on a hit, without its calls
-                content = hit
-            else:  # a miss when ``seed`` (the cache was just asked): not asked again
-                content = _render_history(branch, turn, profile, None, probed=seed)[0]
-            if not folded and history_text is not None:
-                content = history_text(branch, turn, content)
-            sent = index if content else None
-            out.append(RenderedPart("history", user, content, turn, sent, folded))
-        else:
-            assert_never(turn)
-        if content:
-            messages.append(CompiledMessage(out[-1].role, content))
-            index += 1
-
-    folded = plan is not None and plan.target is None
-    if plan is not None and folded:
-        current = plan.rendered
-    else:
-        current = _render_current(branch, request, projection, profile, current_context, None)[0]
-    current = own_copy(current)
-    out.append(RenderedPart("current", user, current, None, index if current else None, folded))
-    if current:
-        messages.append(CompiledMessage(user, current))
-    return tuple(out), tuple(messages), start
-
-
-def _reusable(walk: _resume.Walk, plan: FoldPlan | None, start: int) -> int:
-    """``start`` lowered so the reused parts hold no fold this plan does not make, and so the
-    plan's target, when reused, keeps its place among the messages (same truthiness)."""
-    folded = walk.plan.target if walk.plan is not None else None
-    if folded is not None and folded < start and (plan is None or plan.target != folded):
-        start = folded
-    if plan is not None and plan.target is not None and plan.target < start:
-        before = walk.history[plan.target].content
-        if bool(before) != bool(plan.rendered):
-            start = plan.target
-    return start
-
-
-def _refold(out: list[RenderedPart], messages: list[CompiledMessage], plan: FoldPlan) -> None:
-    """Put this plan's rendering in place of the reused fold target's part and message (the
-    same objects when the text is the same)."""
-    assert plan.target is not None
-    part = out[plan.target]
-    if part.folded and type(part.content) is str and part.content == plan.rendered:
-        return
-    out[plan.target] = RenderedPart(
-        "history", part.role, plan.rendered, part.turn, part.message_index, True
-    )
-    if part.message_index is not None:
-        messages[part.message_index] = CompiledMessage(part.role, plan.rendered)
-
-
-def _render_history(
-    branch: Branch,
-    turn: InstructionTurn,
-    profile: CompileProfile,
-    fold: FoldParts | None,
-    *,
-    probed: bool = False,
-) -> tuple[Content, Encoding | None]:
-    """``turn``'s rendering under ``profile`` (with ``fold``) and the fold's encoding;
-    ``probed``: the render cache has just answered MISS for this turn."""
-    options = profile.history_options(branch, turn)
-    message = turn.message
-    own_view = fold is None and options is None and turn.context is None
-    durable = own_view and profile.results_section is None
-    if durable and not probed and _switch.fast_path_enabled():  # a hit cannot fail
-        hit = _cache.cached(message, turn.results, turn.sources)
-        if hit is not _cache.MISS:
-            return hit, None
-        probed = True
-    with naming_record(functools.partial(_history_record, turn)):
-        if durable:
-            return _cache.render_durable(message, turn.results, turn.sources, probed=probed), None
-        if own_view and profile.results_section is not None:
-            return _sectioned(message, turn.results, profile.results_section), None
-        kwargs: dict[str, Any] = {} if options is None else {"options": options}
-        return render_view(
-            message.content,
-            results=turn.results,
-            context=turn.context,
-            fold=fold.text if fold is not None else "",
-            section=fold.context if fold is not None else "",
-            results_section=profile.results_section,
-            **kwargs,
-        )
-
-
-def _sectioned(
-    message: Instruction, results: Sequence[dict[str, Any]], section: ResultsSection
-) -> Content:
-    """Exactly ``render_view(message.content, results=results, results_section=section)[0]``,
-    its own part from the render cache: the durable rendering without results, then what
-    ``render_view`` does after rendering an instruction that passed its checks (check each
-    result, append the section as a last paragraph or text part)."""
-    if _switch.fast_path_enabled():
-        try:
-            own = _cache.render_durable(message)
-        except Exception:  # deferral: render_view below raises its own error, in its order
-            own = None
-        if own is not None:
-            for index, result in enumerate(results):
-                check_value(result, f"folded action result {index}")
-            tail = section(results, message.content.prompt_context) if results else ""
-            if not tail:
-                return own
-            if isinstance(own, list):
-                return [*own, {"type": "text", "text": tail}]
-            return f"{own}\n\n{tail}" if own else tail
-    return render_view(message.content, results=results, results_section=section)[0]
-
-
-def _assistant_text(turn: AssistantTurn) -> str:
-    """The run's texts joined by a blank line; a stored response that is not text is a
-    TypeError naming it."""
-    if len(turn.messages) == 1:  # a one-message run is its text (``join`` of one returns it)
-        text = turn.messages[0].content.assistant_response
-        if type(text) is str and text.isascii():
-            return text
-    for message, position in zip(turn.messages, turn.positions, strict=True):
-        text = message.content.assistant_response
-        if not isinstance(text, str):
-            raise TypeError(
-                f"assistant_response is of type {type(text).__name__}, not text (history "
-                f"position {position}, assistant response id {message.id}); store the reply "
-                "as a string"
-            )
-        with naming_record(f"history position {position}, assistant response id {message.id}"):
-            check_text(text, "assistant_response")
-    return "\n\n".join(m.content.assistant_response for m in turn.messages)
-
-
-def _history_record(turn: InstructionTurn) -> str:
-    return f"history position {turn.position}, instruction id {turn.message.id}"
-
-
-def _current_record(request: TurnRequest) -> str:
-    return f"current instruction, id {request.instruction.id}"
-
-
-def _render_current(
-    branch: Branch,
-    request: TurnRequest,
-    projection: Projection,
-    profile: CompileProfile,
-    context: list[Any] | None,
-    fold: FoldParts | None,
-) -> tuple[Content, Encoding | None]:
-    options = profile.current_options(branch, request)
-    with naming_record(functools.partial(_current_record, request)):
-        if (
-            fold is None
-            and context is None
-            and (profile.results_section is None or not projection.pending)
-            and not options.tool_schemas
-            and options.response_format is None
-            and options.structure is None
-            and _switch.fast_path_enabled()
-        ):  # a durable view (a results section renders nothing without results): exactly
-            # render_instruction(content, results=pending)
-            return render_history(request.instruction.content, projection.pending), None
-        return render_view(
-            request.instruction.content,
-            results=projection.pending,
-            context=context,
-            fold=fold.text if fold is not None else "",
-            section=fold.context if fold is not None else "",
-            options=options,
-            results_section=profile.results_section,
-        )
-
 
 # --------------------------------------------------------------------------- pass 7
 

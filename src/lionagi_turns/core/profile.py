@@ -32,7 +32,7 @@ What an option may change (pass in brackets):
   content (``(results, prompt_context) -> text``) instead of merging them into its context.
 
 - ``reuse`` [select, project, render]: None (no resuming) or a key; compiles of one branch
-  under profiles with equal keys may resume each other's walk (``_fast.resume``): the profile
+  under profiles with equal keys may resume each other's walk (``Memo.resume``): the profile
   promises its ``history_options``, ``history_text`` and ``results_section`` render a given
   turn object the same way under that key. Its ``bound`` runs on every compile, and rendered
   parts are reused only for leading turns the bound returns as the very same objects.
@@ -46,18 +46,34 @@ content, progression or branch metadata is written and no I/O is done.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+from uuid import UUID
+
+from lionagi.protocols.messages import ActionResponse, Instruction
+from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 from lionagi_turns.core.envelope import encode_context_section
-from lionagi_turns.core.history import InstructionTurn, Projection
-from lionagi_turns.core.render import CallOptions
+from lionagi_turns.core.fold import FoldPlan
+from lionagi_turns.core.history import InstructionTurn, Projection, Turn
+from lionagi_turns.core.memo import PlainText, TextMemo, install_chooser
+from lionagi_turns.core.render import CallOptions, Content, Result, render_instruction
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("SEED_PROFILE", "CompileProfile")
+__all__ = (
+    "NO_MEMO",
+    "SEED_PROFILE",
+    "CompileProfile",
+    "Memo",
+    "NoMemo",
+    "Walk",
+    "chosen_memo",
+    "install_memo_chooser",
+)
 
 
 def _request_options(branch: Branch, request: TurnRequest) -> CallOptions:
@@ -94,3 +110,162 @@ class CompileProfile:
 
 
 SEED_PROFILE = CompileProfile(name="adr-0007", reuse="adr-0007")
+
+
+class Walk(Protocol):
+    """What the pipeline reads of a previous compile's walk (``Memo.resume``)."""
+
+    @property
+    def plan(self) -> FoldPlan | None: ...
+
+    @property
+    def projection(self) -> Projection: ...
+
+    @property
+    def history(self) -> Sequence[Any]: ...
+
+
+class Memo(TextMemo, Protocol):
+    """What a compile may reuse. Every answer equals the one computed afresh (``NO_MEMO``'s);
+    ``keeps`` False says nothing is ever kept or reused (the fast path off)."""
+
+    @property
+    def keeps(self) -> bool: ...
+
+    def compiling(self) -> AbstractContextManager[object]:
+        """Entered once around each compile that uses this memo."""
+        ...
+
+    def cached_rendering(
+        self, message: Instruction, results: Sequence[Result], sources: Sequence[ActionResponse]
+    ) -> Content | None:
+        """A kept ``durable_rendering`` of exactly these arguments, or None; never renders."""
+        ...
+
+    def durable_rendering(
+        self,
+        message: Instruction,
+        results: Sequence[Result] = (),
+        sources: Sequence[ActionResponse] = (),
+        *,
+        probed: bool = False,
+    ) -> Content:
+        """Exactly ``render_instruction(message.content, results=results)``; ``probed``:
+        ``cached_rendering`` has just answered None for these arguments."""
+        ...
+
+    def plain_rendering(self, content: InstructionContent, results: Sequence[Result]) -> Content:
+        """Exactly ``render_instruction(content, results=results)``."""
+        ...
+
+    def resume(
+        self, branch: Branch, key: Hashable, view: tuple[UUID, ...]
+    ) -> tuple[Walk, Projection, object] | None:
+        """The previous walk under ``key``, this view's projection continued from it and this
+        compile's snapshot; None: walk in full."""
+        ...
+
+    def snapshot(self, branch: Branch, view: tuple[UUID, ...]) -> object | None:
+        """What a compile that walks in full reads first (None: the compile is not kept)."""
+        ...
+
+    def keep(
+        self,
+        branch: Branch,
+        key: Hashable,
+        snap: object,
+        previous: Walk | None,
+        projected: Projection,
+        projection: Projection,
+        history: Sequence[Any],
+        messages: Sequence[Any],
+        reused: int,
+        plan: FoldPlan | None,
+    ) -> None:
+        """Keep a successful compile's walk for the next compile of ``branch`` under ``key``."""
+        ...
+
+    def reuse_prefix(self, walk: Walk, turns: Sequence[Turn]) -> int:
+        """How many leading ``turns`` are the very objects of the walk's turns."""
+        ...
+
+    def reused(self, walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
+        """The walk's first ``count`` rendered parts and the messages they produced."""
+        ...
+
+
+class NoMemo(PlainText):
+    """lionagi's renderer every time; nothing is kept (the fast path off)."""
+
+    __slots__ = ()
+
+    @property
+    def keeps(self) -> bool:
+        return False
+
+    def compiling(self) -> AbstractContextManager[object]:
+        return nullcontext()
+
+    def cached_rendering(
+        self, message: Instruction, results: Sequence[Result], sources: Sequence[ActionResponse]
+    ) -> Content | None:
+        return None
+
+    def durable_rendering(
+        self,
+        message: Instruction,
+        results: Sequence[Result] = (),
+        sources: Sequence[ActionResponse] = (),
+        *,
+        probed: bool = False,
+    ) -> Content:
+        return render_instruction(message.content, results=results)
+
+    def plain_rendering(self, content: InstructionContent, results: Sequence[Result]) -> Content:
+        return render_instruction(content, results=results)
+
+    def resume(
+        self, branch: Branch, key: Hashable, view: tuple[UUID, ...]
+    ) -> tuple[Walk, Projection, object] | None:
+        return None
+
+    def snapshot(self, branch: Branch, view: tuple[UUID, ...]) -> object | None:
+        return None
+
+    def keep(
+        self,
+        branch: Branch,
+        key: Hashable,
+        snap: object,
+        previous: Walk | None,
+        projected: Projection,
+        projection: Projection,
+        history: Sequence[Any],
+        messages: Sequence[Any],
+        reused: int,
+        plan: FoldPlan | None,
+    ) -> None:
+        return None
+
+    def reuse_prefix(self, walk: Walk, turns: Sequence[Turn]) -> int:
+        return 0
+
+    def reused(self, walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
+        return [], []
+
+
+NO_MEMO = NoMemo()
+
+_memo_choosers: list[Callable[[], Memo]] = []
+
+
+def install_memo_chooser(chooser: Callable[[], Memo]) -> None:
+    """Make ``chooser`` pick each compile's memo (and, through ``core.memo``, the renderers'
+    outside a compile); the fast path installs ``memo.switch.choose`` when it is imported."""
+    _memo_choosers.append(chooser)
+    install_chooser(chooser)
+
+
+def chosen_memo() -> Memo:
+    """The memo for a compile given none: the installed chooser's pick, else ``NO_MEMO``."""
+    return _memo_choosers[-1]() if _memo_choosers else NO_MEMO

@@ -28,13 +28,14 @@ from typing import Any
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns.core.history import Projection
-from lionagi_turns.memo.yaml import minimal_yaml
+from lionagi_turns.core.memo import active
 
 __all__ = ("react_step",)
 
 
 def _rendered(items: Sequence[Any]) -> list[str]:
-    return [minimal_yaml([item]) for item in items]
+    yaml_text = active().yaml
+    return [yaml_text([item]) for item in items]
 
 
 def _without(content: InstructionContent, shown: Sequence[str]) -> list[Any] | None:

@@ -4,8 +4,8 @@ Guarantees:
 
 - Instructions render as lionagi's own structured renderer
   (``InstructionContent._format_text_content``) renders a fresh ``InstructionContent`` built for
-  this call, byte for byte (``_fast.yaml`` may emit the YAML with libyaml; see its domain
-  rules); no stored content object is touched.
+  this call, byte for byte (the active memo may emit the YAML with libyaml; see ``memo.yaml``'s
+  domain rules); no stored content object is touched.
 - A historical view renders durable sections only (``CallOptions()``); the current view adds
   the call's Tools, ResponseSchema and ResponseFormat sections from its ``CallOptions``.
   ``ShownSections`` gives those sections as the values a rendering writes under them (what a
@@ -37,10 +37,10 @@ from typing import Any
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns.core.fold import Encoding, encode, guidance_text, holds_section
+from lionagi_turns.core.memo import active, section_doc
 from lionagi_turns.core.merge import merge_results
 from lionagi_turns.core.parts import check_image_detail, image_part
 from lionagi_turns.core.values import check_text, check_value
-from lionagi_turns.memo.yaml import instruction_text, minimal_yaml, section_doc
 
 # guidance_text, holds_section and merge_results are re-exported because 0.1's
 # ``lionagi_turns.render`` offered them and ``_moved`` serves that path from this module.
@@ -56,8 +56,10 @@ __all__ = (
     "render_view",
 )
 
-Content = str | list[dict[str, Any]]
-ResultsSection = Callable[[Sequence[dict[str, Any]], Sequence[Any]], str]
+Result = dict[str, Any]  # one folded action result
+Part = dict[str, Any]  # one part of a multimodal rendering
+Content = str | list[Part]
+ResultsSection = Callable[[Sequence[Result], Sequence[object]], str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +80,11 @@ class ShownSections:
     ``Tools``, ``ResponseSchema`` and ``ResponseFormat`` (any of them, in that order) to the
     value written under each. Read only; never changed by rendering."""
 
-    sections: Mapping[str, Any]
+    sections: Mapping[str, object]
 
 
 _RESPONSE_KEYS = ("ResponseSchema", "ResponseFormat")
-_EMPTY: tuple[Any, ...] = (None, "", [], {})  # lionagi's test for a section left out
+_EMPTY: tuple[object, ...] = (None, "", [], {})  # lionagi's test for a section left out
 
 
 def own_copy(content: Content) -> Content:
@@ -94,10 +96,10 @@ def own_copy(content: Content) -> Content:
 def render_instruction(
     source: InstructionContent,
     *,
-    results: Sequence[dict[str, Any]] = (),
+    results: Sequence[Result] = (),
     fold: str = "",
     section: str = "",
-    tool_schemas: Sequence[dict[str, Any]] = (),
+    tool_schemas: Sequence[Result] = (),
     response_format: Any = None,
     structure: Any = None,
 ) -> Content:
@@ -110,8 +112,8 @@ def render_instruction(
 def render_view(
     source: InstructionContent,
     *,
-    results: Sequence[dict[str, Any]] = (),
-    context: Sequence[Any] | None = None,
+    results: Sequence[Result] = (),
+    context: Sequence[object] | None = None,
     fold: str = "",
     section: str = "",
     options: CallOptions | ShownSections = HISTORICAL,
@@ -138,7 +140,7 @@ def render_view(
         text = _plain_text(source.plain_content, base, merged, fold)
         encoding = "plain" if fold else None
     else:
-        def text_with(guidance: Any) -> str:
+        def text_with(guidance: object) -> str:
             return _structured_text(source, guidance, merged, options)
 
         if fold:
@@ -150,7 +152,7 @@ def render_view(
             text = f"{text}\n\n{tail}" if text else tail
         return text, encoding
     detail = source.image_detail
-    parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+    parts: list[Part] = [{"type": "text", "text": text}]
     parts.extend(image_part(url, detail) for url in source.images)
     if tail:
         parts.append({"type": "text", "text": tail})
@@ -159,7 +161,7 @@ def render_view(
 
 def _check_values(
     source: InstructionContent,
-    results: Sequence[dict[str, Any]],
+    results: Sequence[Result],
     options: CallOptions | ShownSections,
 ) -> None:
     """Every value the renderer reads passes ``_values.check_value`` (named by field); text
@@ -196,8 +198,8 @@ def _check_values(
 
 def _structured_text(
     source: InstructionContent,
-    guidance: Any,
-    context: Sequence[Any],
+    guidance: object,
+    context: Sequence[object],
     options: CallOptions | ShownSections,
 ) -> str:
     """The structured rendering of ``source`` with ``guidance``, ``context`` and ``options``
@@ -211,14 +213,19 @@ def _structured_text(
             value = shown.get(key)
             if value not in _EMPTY:
                 doc[key] = value
-        return minimal_yaml(doc).strip()
+        return active().yaml(doc).strip()
     raise TypeError(
         f"options is of type {type(options).__name__}; give CallOptions or ShownSections"
     )
 
 
+def instruction_text(content: InstructionContent) -> str:
+    """Exactly ``content._format_text_content()``, from the active memo (``core.memo``)."""
+    return active().instruction_text(content)
+
+
 def _content(
-    source: InstructionContent, guidance: Any, context: Sequence[Any], options: CallOptions
+    source: InstructionContent, guidance: Any, context: Sequence[object], options: CallOptions
 ) -> InstructionContent:
     return InstructionContent(
         instruction=source.instruction,
@@ -230,12 +237,14 @@ def _content(
     )
 
 
-def _plain_text(plain: str, base: Sequence[Any], merged: Sequence[Any], fold: str) -> str:
+def _plain_text(
+    plain: str, base: Sequence[object], merged: Sequence[object], fold: str
+) -> str:
     """plain_content replaces the structured rendering, but never swallows the fold or folded
     results (docs/architecture.md decision 7): they stand as blank-line separated sections
     around it. Its own context stays hidden, as in lionagi."""
     added = list(merged[len(base):])
     sections = [fold, plain]
     if added:
-        sections.append(minimal_yaml({"Context": added}).strip())
+        sections.append(active().yaml({"Context": added}).strip())
     return "\n\n".join(s for s in sections if s)

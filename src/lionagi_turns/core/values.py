@@ -40,7 +40,7 @@ from __future__ import annotations
 import re
 import reprlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from lionagi._errors import EmptyOutgoingContentError
@@ -113,67 +113,91 @@ def check_value(value: Any, path: str) -> None:
             _check_int(item, path, where)
             continue
         if isinstance(item, _CONTAINERS):
-            ident = id(item)
-            if ident in open_ids:
-                raise ValueError(
-                    f"{_where(path, open_ids[ident])} contains itself (a cycle: "
-                    f"{_where(path, where)} is the same object); lionagi cannot render a cyclic "
-                    "value. Pass a copy without the back-reference."
-                )
-            if depth >= MAX_DEPTH:
-                raise ValueError(
-                    f"{_where(path, where)} nests more than {MAX_DEPTH} containers; values "
-                    f"are limited to {MAX_DEPTH} levels. Flatten it or pass it as a string."
-                )
-            if ident in seen:
-                shared_items += 1 + len(item)
-                if shared_items > MAX_SHARED_ITEMS:
-                    raise ValueError(
-                        f"{path} holds the same containers so many times that it expands to "
-                        f"more than {MAX_SHARED_ITEMS:,} repeated items (YAML writes every "
-                        f"reference out in full; the last one at {_where(path, where)}). Pass "
-                        "each shared value once."
-                    )
-            else:
-                seen.add(ident)
-            open_ids[ident] = where
-            stack.append((_EXIT, ident, 0))
-            # ASCII text, bools, floats and None need no visit: push only what needs a check
-            if isinstance(item, dict):
-                for key, child in item.items():
-                    kind = type(child)
-                    if kind not in _PLAIN or (kind is str and not child.isascii()):
-                        stack.append((child, (where, key), depth + 1))
-                    if type(key) is not str:
-                        stack.append((key, (where, _KeyOf(key)), depth + 1))
-                    elif not key.isascii() and (found := _SURROGATE.search(key)) is not None:
-                        _surrogate(path, (where, _KeyOf(key)), found, key=True)
-            else:
-                for index, child in enumerate(item):
-                    kind = type(child)
-                    if kind not in _PLAIN or (kind is str and not child.isascii()):
-                        stack.append((child, (where, index), depth + 1))
+            shared_items = _enter(item, where, depth, path, stack, open_ids, seen, shared_items)
             continue
-        if isinstance(item, set):
-            if item:
-                raise TypeError(
-                    f"{_where(path, where)} is a set; lionagi renders a set's items in hash "
-                    "order, which changes from process to process. Pass a list (for example "
-                    "sorted(...)) in the order the model should see."
-                )
-            continue
-        if kind in representers or _multi_represented(kind):
-            continue
-        if isinstance(item, type):
-            raise TypeError(
-                f"{_where(path, where)} is the class {type_name(item)}, not a value; lionagi's "
-                "YAML renderer cannot represent a class. Pass its name or its schema instead."
-            )
-        raise TypeError(
-            f"{_where(path, where)} is of type {type_name(kind)}, which lionagi's YAML "
-            "renderer cannot represent. Convert it to text, a number, a bool, None, or a "
-            "dict/list of those."
+        _check_leaf(item, kind, path, where, representers)
+
+
+def _enter(
+    item: dict[Any, Any] | list[Any] | tuple[Any, ...],
+    where: Any,
+    depth: int,
+    path: str,
+    stack: list[tuple[Any, Any, int]],
+    open_ids: dict[int, Any],
+    seen: set[int],
+    shared_items: int,
+) -> int:
+    """Check container ``item`` (cycle, depth, shared expansion), push its exit marker and the
+    children that need a visit; return the shared-items count so far."""
+    ident = id(item)
+    if ident in open_ids:
+        raise ValueError(
+            f"{_where(path, open_ids[ident])} contains itself (a cycle: "
+            f"{_where(path, where)} is the same object); lionagi cannot render a cyclic "
+            "value. Pass a copy without the back-reference."
         )
+    if depth >= MAX_DEPTH:
+        raise ValueError(
+            f"{_where(path, where)} nests more than {MAX_DEPTH} containers; values "
+            f"are limited to {MAX_DEPTH} levels. Flatten it or pass it as a string."
+        )
+    if ident in seen:
+        shared_items += 1 + len(item)
+        if shared_items > MAX_SHARED_ITEMS:
+            raise ValueError(
+                f"{path} holds the same containers so many times that it expands to "
+                f"more than {MAX_SHARED_ITEMS:,} repeated items (YAML writes every "
+                f"reference out in full; the last one at {_where(path, where)}). Pass "
+                "each shared value once."
+            )
+    else:
+        seen.add(ident)
+    open_ids[ident] = where
+    stack.append((_EXIT, ident, 0))
+    # ASCII text, bools, floats and None need no visit: push only what needs a check
+    if isinstance(item, dict):
+        for key, child in item.items():
+            kind = type(child)
+            if kind not in _PLAIN or (kind is str and not child.isascii()):
+                stack.append((child, (where, key), depth + 1))
+            if type(key) is not str:
+                stack.append((key, (where, _KeyOf(key)), depth + 1))
+            elif not key.isascii() and (found := _SURROGATE.search(key)) is not None:
+                _surrogate(path, (where, _KeyOf(key)), found, key=True)
+    else:
+        for index, child in enumerate(item):
+            kind = type(child)
+            if kind not in _PLAIN or (kind is str and not child.isascii()):
+                stack.append((child, (where, index), depth + 1))
+    return shared_items
+
+
+def _check_leaf(
+    item: object, kind: type, path: str, where: Any, representers: Mapping[Any, object]
+) -> None:
+    """A value that is neither plain, an int nor a dict/list/tuple: an empty set, or a type
+    lionagi's YAML renderer represents; anything else is the error naming it."""
+    if isinstance(item, set):
+        if item:
+            raise TypeError(
+                f"{_where(path, where)} is a set; lionagi renders a set's items in hash "
+                "order, which changes from process to process. Pass a list (for example "
+                "sorted(...)) in the order the model should see."
+            )
+        return
+    if kind in representers or _multi_represented(kind):
+        return
+    if isinstance(item, type):
+        raise TypeError(
+            f"{_where(path, where)} is the class {type_name(item)}, not a value; lionagi's "
+            "YAML renderer cannot represent a class. Pass its name or its schema instead."
+        )
+    raise TypeError(
+        f"{_where(path, where)} is of type {type_name(kind)}, which lionagi's YAML "
+        "renderer cannot represent. Convert it to text, a number, a bool, None, or a "
+        "dict/list of those."
+    )
 
 
 def _check_int(value: int, path: str, where: Any) -> None:

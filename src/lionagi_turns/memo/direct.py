@@ -36,13 +36,13 @@ import re
 from itertools import repeat
 from typing import Any
 
-from lionagi_turns.memo import yaml as _yaml
+from lionagi_turns.memo import yaml_tables as _yaml
 
 __all__ = ("DIRECT_ITEMS", "direct_yaml")
 
 DIRECT_ITEMS = 100_000
 
-_DICTS, _LISTS, _STR_TAG = _yaml._DICTS, _yaml._LISTS, _yaml._STR_TAG
+_DICTS, _LISTS, _STR_TAG = _yaml.DICTS, _yaml.LISTS, _yaml.STR_TAG
 # For a one-line string without TAB (every other in-domain character is printable and no
 # whitespace but the space), PyYAML's block indicators and the leading/trailing-space rule.
 _BLOCKED = re.compile(r"^[#,\[\]{}&*!|>'\"%@`]|^[?-](?: |$)|:(?: |$)| #|^---|^\.\.\.|^ | $")
@@ -52,7 +52,7 @@ class _Undecided(Exception):
     """Not written here: the event path decides."""
 
 
-def direct_yaml(value: Any) -> str | None:
+def direct_yaml(value: object) -> str | None:
     """The document's text (module rules), or None."""
     kind = type(value)
     out: list[str] = []
@@ -123,7 +123,7 @@ def _value(
         return kept
     if item is None:
         return False
-    if kind is bool or kind is float or (kind is int and item.bit_length() <= _yaml._INT_BITS):
+    if kind is bool or kind is float or (kind is int and item.bit_length() <= _yaml.INT_BITS):
         out.append(" " + _number(item) + "\n")
         return True
     raise _Undecided
@@ -136,7 +136,7 @@ def _key(key: Any) -> str:
     if type(key) is not str or not key or "\n" in key:
         raise _Undecided
     text = _line(key)  # first: _key_short encodes, which needs in-domain text
-    if not _yaml._key_short(key):
+    if not _yaml.key_short(key):
         raise _Undecided
     head = text + ":"
     _remember(_HEADS, key, head)
@@ -148,9 +148,9 @@ def _line(text: str) -> str:
     scalar = _SCALARS.get(text)
     if scalar is not None:
         return scalar
-    if "\t" in text or _yaml._OUTSIDE.search(text) is not None:
+    if "\t" in text or _yaml.OUTSIDE.search(text) is not None:
         raise _Undecided
-    if _BLOCKED.search(text) is None and _yaml._plain_implicit(text, _STR_TAG):
+    if _BLOCKED.search(text) is None and _yaml.plain_implicit(text, _STR_TAG):
         scalar = text
     else:
         scalar = "'" + text.replace("'", "''") + "'"
@@ -165,8 +165,8 @@ _HEADS: dict[str, str] = {}
 
 
 def _remember(table: dict[str, str], text: str, decided: str) -> None:
-    if len(text) <= _yaml._SHARED_TEXT:
-        if len(table) >= _yaml._SHARED_EVENTS:
+    if len(text) <= _yaml.SHARED_TEXT:
+        if len(table) >= _yaml.SHARED_EVENTS:
             table.clear()
         table[text] = decided
 
@@ -175,7 +175,7 @@ def _literal(text: str, indent: int) -> str:
     """A multi-line string's literal block, from its ``|`` indicator on (module rules)."""
     if (
         "\t" in text
-        or _yaml._OUTSIDE.search(text) is not None
+        or _yaml.OUTSIDE.search(text) is not None
         or text[0] in " \n"
         or text.endswith((" ", "\n\n"))
         or " \n" in text
@@ -191,9 +191,9 @@ def _literal(text: str, indent: int) -> str:
 
 
 def _number(value: Any) -> str:
-    tag, text, style = _yaml._REPRESENTERS[type(value)](_yaml._PROBE, value)
+    tag, text, style = _yaml.REPRESENTERS[type(value)](_yaml.PROBE, value)
     if style is not None or not text or _BLOCKED.search(text) is not None:
         raise _Undecided
-    if not _yaml._plain_implicit(text, tag):
+    if not _yaml.plain_implicit(text, tag):
         raise _Undecided
     return str(text)

@@ -50,7 +50,7 @@ from typing import Any
 
 from lionagi.protocols.messages import ActionResponse, Instruction
 
-from lionagi_turns.core.render import own_copy, render_instruction
+from lionagi_turns.core.render import Content, Result, own_copy, render_instruction
 from lionagi_turns.memo.history import render_history
 from lionagi_turns.memo.switch import ENV_VAR, fast_path_enabled, no_fast_path
 from lionagi_turns.memo.track import anchor, tracked
@@ -80,7 +80,7 @@ MISS: Any = object()  # ``cached``'s answer when no valid entry exists
 
 def cached(
     message: Instruction,
-    results: Sequence[dict[str, Any]] = (),
+    results: Sequence[Result] = (),
     sources: Sequence[ActionResponse] = (),
 ) -> Any:
     """The cached rendering ``render_durable`` would return (a fresh copy), or ``MISS``. Never
@@ -119,11 +119,11 @@ def cached(
 
 def render_durable(
     message: Instruction,
-    results: Sequence[dict[str, Any]] = (),
+    results: Sequence[Result] = (),
     sources: Sequence[ActionResponse] = (),
     *,
     probed: bool = False,
-) -> Any:
+) -> Content:
     """The provider-visible rendering of a historical instruction with ``results`` folded in and
     no system/context/guidance fold: exactly ``render_instruction(message.content,
     results=results)``. ``probed``: ``cached`` has just answered MISS for these arguments (the
@@ -170,7 +170,7 @@ def restore(entries: dict[int, Any]) -> None:
 
 
 def _revisions(
-    content: Any, results: Sequence[dict[str, Any]], sources: Sequence[ActionResponse]
+    content: Any, results: Sequence[Result], sources: Sequence[ActionResponse]
 ) -> tuple[int, ...] | None:
     """The ``_revision`` of each content the rendering reads, or None when uncacheable."""
     if len(results) != len(sources):

@@ -48,13 +48,16 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, replace
 from operator import attrgetter, is_
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from lionagi.protocols.messages import ActionResponse, Instruction
 
+from lionagi_turns.core.contracts import CompiledMessage
+from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import Projection, Turn, extend_projection
 from lionagi_turns.core.render import own_copy
+from lionagi_turns.core.rendering import RenderedPart
 from lionagi_turns.memo.identity import PerObject
 from lionagi_turns.memo.track import tracked as _trackable
 
@@ -103,10 +106,10 @@ class Walk:
     tracked: int
     projected: Projection
     projection: Projection
-    history: tuple[Any, ...]
-    messages: tuple[Any, ...]
+    history: tuple[RenderedPart, ...]
+    messages: tuple[CompiledMessage, ...]
     lists: tuple[int, ...]
-    plan: Any
+    plan: FoldPlan | None
 
 
 # Each live branch object's walks by reuse key (a branch rebuilt with the same id is another
@@ -114,7 +117,7 @@ class Walk:
 _walks: PerObject[dict[Hashable, Walk]] = PerObject()
 
 
-def _walks_of(branch: Any) -> dict[Hashable, Walk] | None:
+def _walks_of(branch: object) -> dict[Hashable, Walk] | None:
     return _walks.get(branch)
 
 
@@ -125,17 +128,17 @@ class Snapshot:
     made while the compile runs is seen by the next one)."""
 
     view: tuple[UUID, ...]
-    keys: list[Any]
-    values: list[Any]
-    records: tuple[Any, ...]
-    contents: tuple[Any, ...]
-    revisions: tuple[Any, ...]
+    keys: list[object]
+    values: list[object]
+    records: tuple[object, ...]
+    contents: tuple[object, ...]
+    revisions: tuple[object, ...]
 
 
 def snapshot(branch: Branch, view: tuple[UUID, ...]) -> Snapshot | None:
     """The snapshot for a compile that walks in full, or None when a record has no revisioned
     content (such a compile is not kept)."""
-    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[object, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     keys, values = list(pile), list(pile.values())
     records = tuple(map(pile.get, view))
     try:
@@ -160,7 +163,7 @@ def resume(
     n = len(kept.view)
     if len(view) < n or walk.tracked < n or view[:n] != kept.view:
         return None
-    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[object, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     # The pile's (key, record) pairs still start with the ones the walk read: every id of the
     # previous view still names the same record object (keys are unique), without hashing one.
     keys, values = list(pile), list(pile.values())
@@ -201,10 +204,10 @@ def store(
     previous: Walk | None,
     projected: Projection,
     projection: Projection,
-    history: Sequence[Any],
-    messages: Sequence[Any],
+    history: Sequence[RenderedPart],
+    messages: Sequence[CompiledMessage],
     reused: int,
-    plan: Any = None,
+    plan: FoldPlan | None = None,
 ) -> None:
     """Keep this compile's walk for the next compile of ``branch`` under ``key``.
 
@@ -242,8 +245,8 @@ def store(
 
 
 def _private(
-    history: Sequence[Any], previous: Walk | None, reused: int
-) -> tuple[tuple[Any, ...], tuple[int, ...]]:
+    history: Sequence[RenderedPart], previous: Walk | None, reused: int
+) -> tuple[tuple[RenderedPart, ...], tuple[int, ...]]:
     """``history`` with each list (multimodal) content replaced by a private copy (the caller
     holds, and may change, the compiled ones), and those parts' indices; the first
     ``reused`` parts' indices are the previous walk's."""
@@ -260,8 +263,8 @@ def _private(
 
 
 def _private_messages(
-    messages: Sequence[Any], parts: Sequence[Any], lists: tuple[int, ...]
-) -> tuple[Any, ...]:
+    messages: Sequence[CompiledMessage], parts: Sequence[RenderedPart], lists: tuple[int, ...]
+) -> tuple[CompiledMessage, ...]:
     """``messages`` with the message of each part in ``lists`` holding that part's copy."""
     if not lists:
         return tuple(messages)
@@ -273,7 +276,7 @@ def _private_messages(
     return tuple(out)
 
 
-def reused(walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
+def reused(walk: Walk, count: int) -> tuple[list[RenderedPart], list[CompiledMessage]]:
     """The first ``count`` history parts and the messages they produced, list contents copied
     for the caller."""
     parts = list(walk.history[:count])
@@ -292,7 +295,7 @@ def reused(walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
     return parts, messages
 
 
-def _tracked(records: Sequence[Any], contents: Sequence[Any], start: int) -> int:
+def _tracked(records: Sequence[object], contents: Sequence[object], start: int) -> int:
     """How many leading records hold contents lionagi tracks completely (``start`` of them are
     known to)."""
     for position in range(start, len(records)):
@@ -306,7 +309,7 @@ def reuse_prefix(walk: Walk, turns: Sequence[Turn]) -> int:
     return same_prefix(turns, walk.projection.turns)
 
 
-def same_prefix(items: Sequence[Any], kept: Sequence[Any]) -> int:
+def same_prefix(items: Sequence[object], kept: Sequence[object]) -> int:
     """How many leading ``items`` are the very objects of ``kept`` (identity, not equality)."""
     if all(map(is_, items, kept)):  # the usual answer, without building a list
         return min(len(items), len(kept))

@@ -25,13 +25,37 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-__all__ = ("ENV_VAR", "add_guard", "fast_path_enabled", "no_fast_path", "resolved")
+from lionagi_turns.core.profile import NO_MEMO, Memo
+
+__all__ = (
+    "ENV_VAR",
+    "add_guard",
+    "choose",
+    "fast_path_enabled",
+    "no_fast_path",
+    "offer",
+    "resolved",
+)
 
 ENV_VAR = "LIONAGI_TURNS_NO_FAST_PATH"
 
 # None: follow the environment and guards; True/False: forced for this context.
 _forced: ContextVar[bool | None] = ContextVar("lionagi_turns_fast_path", default=None)
 _guards: list[Callable[[], bool]] = []
+_fast: list[Memo] = []  # ``fast.FAST`` once it is imported (it offers itself)
+
+
+def choose() -> Memo:
+    """The one reading of the switch that picks a compile's memo: the fast path's when the
+    switch is on, else ``NO_MEMO`` (lionagi's renderer every time, nothing kept)."""
+    if _fast and fast_path_enabled():
+        return _fast[-1]
+    return NO_MEMO
+
+
+def offer(memo: Memo) -> None:
+    """Make ``memo`` the one ``choose`` picks with the switch on (``fast`` offers ``FAST``)."""
+    _fast.append(memo)
 
 
 def add_guard(guard: Callable[[], bool]) -> None:

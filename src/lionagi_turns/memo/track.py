@@ -41,7 +41,7 @@ class _Unsure(Exception):
     """The exact walk cannot decide: lionagi's check does."""
 
 
-def trackable(content: Any) -> bool:
+def trackable(content: object) -> bool:
     """``not _content_has_untracked_mutable(content)``."""
     names = _FIELDS.get(type(content))
     if names is not None:
@@ -65,7 +65,7 @@ _TRACKED = (_TrackedList, _TrackedDict)
 _ANCHORS = ("prompt_context", "tool_schemas", "images", "arguments", "output")
 
 
-def tracked(content: Any) -> bool:
+def tracked(content: object) -> bool:
     """``trackable(content)``, remembered per content object and ``_revision`` (a content
     with no tracked container is checked every time)."""
     entry = _verdicts.get(id(content))

@@ -49,17 +49,16 @@ Without libyaml, or with the fast path switched off (``LIONAGI_TURNS_NO_FAST_PAT
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 
 import yaml
 from lionagi.libs.schema import minimal_yaml as _lionagi_yaml
 from lionagi.protocols.messages.instruction import InstructionContent
-from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
 from yaml.events import (
     DocumentEndEvent,
     DocumentStartEvent,
+    Event,
     MappingEndEvent,
     MappingStartEvent,
     ScalarEvent,
@@ -67,7 +66,35 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
+from lionagi_turns.core.memo import section_doc
+from lionagi_turns.memo import yaml_tables as _tables
+from lionagi_turns.memo.direct import direct_yaml
 from lionagi_turns.memo.switch import add_guard, fast_path_enabled
+from lionagi_turns.memo.yaml_tables import (
+    MAX_DEPTH,
+    MAX_ITEMS,
+)
+
+# The proven tables (``yaml_tables``) under this module's names, read as globals in the walk.
+_DICTS = _tables.DICTS
+_DOMAIN_TYPES = _tables.DOMAIN_TYPES
+_Dumper = _tables.DUMPER
+_IGNORE_ALIASES = _tables.IGNORE_ALIASES
+_INT_BITS = _tables.INT_BITS
+_LISTS = _tables.LISTS
+_MAP_TAG = _tables.MAP_TAG
+_OUTSIDE = _tables.OUTSIDE
+_PROBE = _tables.PROBE
+_REPRESENTERS = _tables.REPRESENTERS
+_RESOLVER_COUNT = _tables.RESOLVER_COUNT
+_RESOLVERS = _tables.RESOLVERS
+_SEQ_TAG = _tables.SEQ_TAG
+_SHARED_EVENTS = _tables.SHARED_EVENTS
+_SHARED_TEXT = _tables.SHARED_TEXT
+_STR_TAG = _tables.STR_TAG
+_key_short = _tables.key_short
+_plain_implicit = _tables.plain_implicit
+_proven_at_import = _tables.proven_at_import
 
 __all__ = (
     "C_EMITTER_AVAILABLE",
@@ -82,27 +109,6 @@ __all__ = (
 )
 
 C_EMITTER_AVAILABLE: bool = bool(getattr(yaml, "__with_libyaml__", False))
-MAX_DEPTH = 50
-MAX_ITEMS = 500_000
-
-# Characters outside the proven domain (see the module docstring).
-_OUTSIDE = re.compile("[^\t\n -~\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
-_DICTS: tuple[type, ...] = (dict, _TrackedDict)
-_LISTS: tuple[type, ...] = (list, _TrackedList)
-_INT_BITS = 1000  # about 301 digits: far below any digit limit str(int) may have (>= 640)
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
-
-_Dumper = _lionagi_yaml.MinimalDumper
-_DOMAIN_TYPES: tuple[type, ...] = (str, int, float, bool, type(None), dict, list)
-# What lionagi's tables held at import: the fast path is proven for exactly these.
-_REPRESENTERS: dict[type, Any] = {t: _Dumper.yaml_representers.get(t) for t in _DOMAIN_TYPES}
-_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = _Dumper.yaml_implicit_resolvers
-_RESOLVER_SNAPSHOT = {k: list(v) for k, v in _RESOLVERS.items()}
-_RESOLVER_COUNT = sum(len(v) for v in _RESOLVERS.values())
-_IGNORE_ALIASES = _Dumper.ignore_aliases
 _LIONAGI_FUNCS = (_lionagi_yaml.minimal_yaml, _lionagi_yaml._prune, _lionagi_yaml._is_empty)
 
 
@@ -124,53 +130,8 @@ def tables_unchanged() -> bool:
     )
 
 
-def _proven_at_import() -> bool:
-    """lionagi's str representer must be the one this module inlines (block style exactly for
-    text with a line feed); verified once by calling it."""
-    probe = _Probe()
-    represent_str = _REPRESENTERS[str]
-    if represent_str is None:
-        return False
-    return bool(
-        represent_str(probe, "a") == (_STR_TAG, "a", None)
-        and represent_str(probe, "a\nb") == (_STR_TAG, "a\nb", "|")
-    )
-
-
-class _Probe:
-    """Stands in for a dumper when calling a registered scalar representer: records the
-    ``(tag, value, style)`` it asks for instead of building a node."""
-
-    inf_value = yaml.representer.SafeRepresenter.inf_value
-
-    @staticmethod
-    def represent_scalar(tag: str, value: str, style: str | None = None) -> tuple[Any, ...]:
-        return (tag, value, style)
-
-
-_PROBE = _Probe()
-
-
 class _Outside(Exception):
     """The value left the proven domain: lionagi renders it."""
-
-
-# Implicit resolvers by first character (wildcards appended), as PyYAML's resolve() reads them.
-def _resolvers_by_first() -> tuple[dict[Any, tuple[Any, ...]], tuple[Any, ...]]:
-    wildcard = tuple(_RESOLVER_SNAPSHOT.get(None, ()))
-    table = {k: tuple(v) + wildcard for k, v in _RESOLVER_SNAPSHOT.items() if k is not None}
-    return table, wildcard
-
-
-_BY_FIRST, _WILDCARD = _resolvers_by_first()
-
-
-def _plain_implicit(value: str, tag: str) -> bool:
-    """Whether ``value`` read back as a plain scalar resolves to ``tag`` (PyYAML's rule)."""
-    for resolved, regexp in _BY_FIRST.get(value[0] if value else "", _WILDCARD):
-        if regexp.match(value):
-            return bool(resolved == tag)
-    return tag == _STR_TAG
 
 
 def _scalar_event(value: Any) -> ScalarEvent:
@@ -188,13 +149,6 @@ _SEQ_END = SequenceEndEvent()
 _DOC_START = DocumentStartEvent(explicit=False)
 _DOC_END = DocumentEndEvent(explicit=False)
 _CONSTANTS: dict[Any, ScalarEvent] = {}
-
-
-def _key_short(key: str) -> bool:
-    # PyYAML counts the key's characters plus its 5-character "!!str" tag and writes an
-    # explicit "? key" from 128 on (so from 123 characters); libyaml counts UTF-8 bytes of
-    # the key alone and allows up to 127. Below both limits both write a simple key.
-    return len(key) < 123 and (key.isascii() or len(key.encode("utf-8")) < 128)
 
 
 def _str_event(text: str) -> ScalarEvent:
@@ -234,15 +188,11 @@ def _key_event(key: Any) -> ScalarEvent:
     return event
 
 
-# Events are read, never changed, by the emitter: short texts (keys above all) share theirs.
-# Bounded: a full table is emptied and refilled.
-_SHARED_TEXT = 64
-_SHARED_EVENTS = 4096
 _STR_EVENTS: dict[str, ScalarEvent] = {}
 _KEY_EVENTS: dict[str, ScalarEvent] = {}
 
 
-def _walk(value: Any, out: list[Any], depth: int, budget: list[int]) -> bool:
+def _walk(value: Any, out: list[Event], depth: int, budget: list[int]) -> bool:
     """Append the events of ``_prune(value)`` to ``out``; False (nothing appended) when the
     pruned value is empty. ``value`` is a non-root value. Raises ``_Outside``."""
     kind = type(value)
@@ -277,7 +227,7 @@ def _walk(value: Any, out: list[Any], depth: int, budget: list[int]) -> bool:
 
 
 def _children(
-    value: Any, is_dict: bool, out: list[Any], depth: int, budget: list[int]
+    value: Any, is_dict: bool, out: list[Event], depth: int, budget: list[int]
 ) -> bool:
     """Events of a container's kept children, then its end event; whether any was kept."""
     budget[0] -= len(value) + 1
@@ -301,12 +251,12 @@ def _children(
     return kept
 
 
-def _events(value: Any) -> list[Any] | None:
+def _events(value: object) -> list[Event] | None:
     """The document's events for ``minimal_yaml(value)``, or None outside the domain."""
     kind = type(value)
     if kind not in _DICTS and kind not in _LISTS:
         return None
-    out: list[Any] = [_DOC_START, _MAP_START if kind in _DICTS else _SEQ_START]
+    out: list[Event] = [_DOC_START, _MAP_START if kind in _DICTS else _SEQ_START]
     try:
         _children(value, kind in _DICTS, out, 1, [MAX_ITEMS])
     except _Outside:
@@ -321,11 +271,11 @@ class _Sink(list[str]):
     write = list.append
 
 
-def _emit(events: list[Any]) -> str:
+def _emit(events: list[Event]) -> str:
     sink = _Sink()
     emitter = _CEmitter(sink, indent=2, width=2**31 - 1, allow_unicode=True)
     emitter.open()
-    emit: Callable[[Any], None] = emitter.emit
+    emit: Callable[[Event], None] = emitter.emit
     for event in events:
         emit(event)
     emitter.close()
@@ -348,28 +298,40 @@ if C_EMITTER_AVAILABLE:
         add_guard(tables_unchanged)
 
 
-def in_domain(data: Any) -> bool:
+def in_domain(data: object) -> bool:
     """Whether ``data`` is inside the proven domain (pruning included); the root must be a
     dict or list."""
     return _READY and _events(data) is not None
 
 
-def fast_yaml(value: Any) -> str | None:
+def fast_yaml(value: object) -> str | None:
     """``lionagi...minimal_yaml(value)`` when the fast path is on and ``value`` is inside the
     proven domain, else None."""
     if _READY and type(value) is not str and fast_path_enabled():
-        text = direct_yaml(value)  # the text of the same events, when every style is plain to see
-        if text is not None:
-            return text
-        events = _events(value)
-        if events is not None:
-            return _emit(events)
+        return _fast_text(value)
     return None
 
 
-def minimal_yaml(value: Any) -> str:
+def _fast_text(value: object) -> str | None:
+    text = direct_yaml(value)  # the text of the same events, when every style is plain to see
+    if text is not None:
+        return text
+    events = _events(value)
+    if events is not None:
+        return _emit(events)
+    return None
+
+
+def minimal_yaml(value: object) -> str:
     """Exactly ``lionagi...minimal_yaml(value)`` (default options)."""
     text = fast_yaml(value)
+    return _lionagi_yaml.minimal_yaml(value) if text is None else text
+
+
+def chosen_yaml(value: object) -> str:
+    """``minimal_yaml`` for a caller that has read the switch (``fast.FAST``): exactly
+    ``lionagi...minimal_yaml(value)``, the switch not read again."""
+    text = _fast_text(value) if _READY and type(value) is not str else None
     return _lionagi_yaml.minimal_yaml(value) if text is None else text
 
 
@@ -380,27 +342,19 @@ def instruction_text(content: InstructionContent) -> str:
     only the section document of the others is built here, in lionagi's section order and with
     its rule for leaving out empty sections.
     """
-    if not fast_path_enabled() or content._structure_instance is not None:
+    if not fast_path_enabled():
+        return content._format_text_content()
+    return chosen_instruction_text(content)
+
+
+def chosen_instruction_text(content: InstructionContent) -> str:
+    """``instruction_text`` for a caller that has read the switch (``fast.FAST``)."""
+    if content._structure_instance is not None:
         return content._format_text_content()
     if content.plain_content:
         return content.plain_content
     doc = section_doc(
         content.guidance, content.instruction, content.prompt_context, content.tool_schemas
     )
-    return minimal_yaml(doc).strip()
+    return chosen_yaml(doc).strip()
 
-
-def section_doc(guidance: Any, instruction: Any, context: Any, tools: Any) -> dict[str, Any]:
-    """lionagi's section document of an instruction without a response format: Guidance,
-    Instruction, Context, Tools in that order, the empty ones (lionagi's test) left out."""
-    sections: dict[str, Any] = {
-        "Guidance": guidance,
-        "Instruction": instruction,
-        "Context": context,
-        "Tools": tools,
-    }
-    return {k: v for k, v in sections.items() if v not in (None, "", [], {})}
-
-
-# Last: direct.py reads this module's tables and helpers.
-from lionagi_turns.memo.direct import direct_yaml  # noqa: E402
