@@ -40,8 +40,8 @@ from typing import Any
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
 from lionagi_turns.core.pipeline import _assistant_text, _history_record
+from lionagi_turns.core.profile import chosen_memo
 from lionagi_turns.core.values import naming_record
-from lionagi_turns.memo import switch as _switch
 from lionagi_turns.memo.resume import same_prefix
 from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1._contracts import LeftOut, SectionBudgets
@@ -108,7 +108,8 @@ class _Measured:
 class Bound:
     """The profile's ``bound`` for one compile, and what it decided (module docstring).
     ``react``: the compile runs a ReAct step, which sets ``context`` on the output turns, so
-    nothing is taken from or given to the memory."""
+    nothing is taken from or given to the memory; nor when ``keep`` is False: the compile's
+    ``Memo.keeps`` (the fast path off; None: ``chosen_memo()``'s)."""
 
     branch: Any
     budgets: SectionBudgets
@@ -118,6 +119,7 @@ class Bound:
     # the history start rule (None: ``keep_newest`` under the history budget); called with the
     # projection, its whole turns and each turn's history size, it returns the first kept group
     rule: Rule | None = None
+    keep: bool | None = None
     exclusions: tuple[LeftOut, ...] = ()
     truncated: tuple[LeftOut, ...] = ()
     history_kept: tuple[str, ...] = ()
@@ -139,7 +141,7 @@ class Bound:
         branch = self.branch  # the pipeline raised the view's first defect before calling us
         self.exclusions = view_exclusions(branch, request.progression).left_out
         turns = projected.turns
-        remember = not self.react and _switch.fast_path_enabled()
+        remember = not self.react and (chosen_memo().keeps if self.keep is None else self.keep)
         memo, same, measured = self._recalled(turns, remember)
         self._measured = _Measured(self.measure) if remember else None
         first = self._history_start(projected, request, measured, same, memo)

@@ -29,7 +29,7 @@ from lionagi_turns.core.contracts import CompiledMessage, ContextBlock
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.pipeline import Trace
-from lionagi_turns.core.profile import CompileProfile
+from lionagi_turns.core.profile import CompileProfile, Memo
 from lionagi_turns.integration._anthropic import SegmentedBlocks
 from lionagi_turns.profiles.amendment1._bound import results_section
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling, Layout
@@ -101,12 +101,13 @@ def compile_cached_amended(
         profile: CompileProfile,
         mark: Callable[[Trace], tuple[CompiledMessage, ...]],
         left: tuple[LeftOut, ...],
+        memo: Memo,
     ) -> tuple[Trace, tuple[CompiledMessage, ...]]:
         # the seed holds the blocks Amendment 1 admitted; the skipped ones are named by skip
         # markers in the turn's fold
         layered = _Layered(profile, mark, left)
         result = compile_cached(
-            branch, seed, tool_schemas, react_context=react_context, compose=layered
+            branch, seed, tool_schemas, react_context=react_context, compose=layered, memo=memo
         )
         held.append(result)
         return result.trace, result.compiled.messages

@@ -42,7 +42,7 @@ from lionagi.ln import json_dumps
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.pipeline import Trace, compile_traced
-from lionagi_turns.core.profile import CompileProfile
+from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
 from lionagi_turns.core.render import CallOptions, render_view
 from lionagi_turns.profiles.amendment1._bound import Bound, results_section
 from lionagi_turns.profiles.amendment1._ceiling import (
@@ -88,6 +88,7 @@ Runner = Callable[
         CompileProfile,
         Callable[[Trace], tuple[CompiledMessage, ...]],
         tuple[LeftOut, ...],
+        Memo,
     ],
     tuple[Trace, tuple[CompiledMessage, ...]],
 ]
@@ -149,8 +150,10 @@ def compile_amended_traced(
     blocks, context_left = _admit_blocks(request, budgets.context, meter)
     if stepper is not None:
         _charge_context(stepper, blocks, meter)
+    memo = chosen_memo()  # the compile's memo: its ``keeps`` decides what the bound remembers
     state = Bound(
-        branch, budgets, meter, react=bool(react_context), measure=measure, rule=stepper
+        branch, budgets, meter, react=bool(react_context), measure=measure, rule=stepper,
+        keep=memo.keeps,
     )
     profile = _amended_profile(state, context_left)
 
@@ -159,10 +162,12 @@ def compile_amended_traced(
 
     seed = _seed_request(request, blocks)
     if runner is None:
-        trace = compile_traced(branch, seed, profile=profile, react_context=react_context)
+        trace = compile_traced(
+            branch, seed, profile=profile, react_context=react_context, memo=memo
+        )
         messages = mark(trace)
     else:
-        trace, messages = runner(seed, profile, mark, context_left)
+        trace, messages = runner(seed, profile, mark, context_left, memo)
     state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
 
     bounds = _section_bounds(branch, request, budgets, stepper, state, blocks, context_left)

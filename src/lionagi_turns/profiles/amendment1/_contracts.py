@@ -193,7 +193,7 @@ class CompiledChatRequest:
         """The record of ``section``."""
         return self.bounds[SECTIONS.index(section)]
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> CompiledChatRequest:
+    def __deepcopy__(self, memo: dict[int, object]) -> CompiledChatRequest:
         return CompiledChatRequest(
             instruction=copy.deepcopy(self.instruction, memo),
             messages=tuple(
@@ -204,7 +204,7 @@ class CompiledChatRequest:
         )
 
 
-def _all_instances(values: tuple[Any, ...], cls: type) -> bool:
+def _all_instances(values: tuple[object, ...], cls: type) -> bool:
     """``all(isinstance(v, cls) for v in values)``; exact types are checked in one pass of
     ``type`` (the usual case), anything else by ``isinstance``."""
     return set(map(type, values)) <= {cls} or all(isinstance(v, cls) for v in values)
@@ -239,7 +239,7 @@ class ContextBlock(_base.ContextBlock):
     authority: SectionAuthority = field(default=SectionAuthority.MATERIAL, init=False)
 
 
-def _check_budget(value: Any, name: str) -> None:
+def _check_budget(value: object, name: str) -> None:
     if value is None:
         return
     if not isinstance(value, int) or isinstance(value, bool):
@@ -287,7 +287,7 @@ class TurnRequest:
         _set(self, "skipped", _skipped(self.skipped))
         _set(self, "provider_kwargs", _base._read_only(self.provider_kwargs, "TurnRequest"))
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> TurnRequest:
+    def __deepcopy__(self, memo: dict[int, object]) -> TurnRequest:
         """An equal request with its own instruction copy (construction copies the rest)."""
         return dataclasses.replace(self, instruction=copy.deepcopy(self.instruction, memo))
 
@@ -305,7 +305,7 @@ def check_material(blocks: tuple[Any, ...]) -> None:
             )
 
 
-def _blocks(value: Any) -> tuple[ContextBlock, ...]:
+def _blocks(value: object) -> tuple[ContextBlock, ...]:
     if value is None:
         return ()
     blocks = _base._ordered(
@@ -326,7 +326,7 @@ def _blocks(value: Any) -> tuple[ContextBlock, ...]:
     return blocks
 
 
-def _skipped(value: Any) -> tuple[LeftOut, ...]:
+def _skipped(value: object) -> tuple[LeftOut, ...]:
     if value is None:
         return ()
     entries = _base._ordered(value, "skipped", "a sequence of LeftOut values", (LeftOut,))

@@ -64,7 +64,7 @@ from lionagi_turns.core.contracts import (
 from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.pipeline import Trace, _current_record, compile_traced
-from lionagi_turns.core.profile import CompileProfile
+from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
 from lionagi_turns.core.render import (
     CallOptions,
     Content,
@@ -73,7 +73,6 @@ from lionagi_turns.core.render import (
 )
 from lionagi_turns.core.values import check_value, naming_record
 from lionagi_turns.memo import resume as _resume
-from lionagi_turns.memo import switch as _switch
 from lionagi_turns.memo.yaml import minimal_yaml
 from lionagi_turns.profiles.prompt_cache.as_sent import AsSent, IgnoredRecord, ignored_records
 from lionagi_turns.profiles.prompt_cache.memo import ViewRecords, prefix_digests, view_records
@@ -161,6 +160,7 @@ def compile_cached(
     react_context: Sequence[Any] | None = None,
     audit: bool = False,
     compose: Compose | None = None,
+    memo: Memo | None = None,
 ) -> CachedCompile:
     """Compile ``request`` under the prompt-cache profile (module rules) through the compiler's
     profile seam (``compile_traced``). ``tool_schemas`` is the conversation's tool set
@@ -174,9 +174,11 @@ def compile_cached(
     its tool section; with ``audit`` also every record whose text does not verify (it then
     compiles without resuming a previous walk, which skips the history it reuses). ``compose``
     layers another profile on this one (``Compose``; Amendment 1's bounds): the layout, records
-    and changes are those of the messages it finishes."""
-    with _switch.resolved():  # one reading of the fast-path switch for the memos and the seam
-        return _compile_cached(branch, request, tool_schemas, react_context, audit, compose)
+    and changes are those of the messages it finishes. ``memo``: the compile's (``Memo``; None:
+    ``chosen_memo()``); its ``keeps`` also decides whether the profile's memos are used."""
+    memo = chosen_memo() if memo is None else memo
+    with memo.compiling():
+        return _compile_cached(branch, request, tool_schemas, react_context, audit, compose, memo)
 
 
 def branch_system(branch: Branch) -> System | None:
@@ -211,13 +213,14 @@ def _compile_cached(
     tool_schemas: Sequence[Any] | None,
     react_context: Sequence[Any] | None,
     audit: bool,
-    compose: Compose | None = None,
+    compose: Compose | None,
+    memo: Memo,
 ) -> CachedCompile:
-    records, stale = view_records(branch, select_ids(branch, request.progression))
+    records, stale = view_records(branch, select_ids(branch, request.progression), memo.keeps)
     if stale is not None:  # the records changed: the walk made under the old key is stale
         _resume.forget(branch, _reuse_key(stale))
     last, started = records.last, records.started
-    stable, section, registered = _stable_segment(branch, records, tool_schemas)
+    stable, section, registered = _stable_segment(branch, records, tool_schemas, memo.keeps)
     conversation_blocks, later = _split_context(request, started)
     conversation = tuple(s for s in (encode_context_section(conversation_blocks),) if s)
 
@@ -227,33 +230,15 @@ def _compile_cached(
     if compose is not None:
         profile = compose.profile(profile, later)
         as_sent.results_section = profile.results_section
-    trace = compile_traced(branch, request, profile=profile, react_context=react_context)
+    trace = compile_traced(branch, request, profile=profile, react_context=react_context, memo=memo)
     current = trace.rendered[-1].content
-    if (
-        _switch.fast_path_enabled()
-        and trace.fold is None
-        and not refs
-        and request.response_format is None
-        and request.structure is None
-    ):  # rendered with no call option and no fold: that is its durable view (render_view)
-        durable_current = current
-    else:
-        # The durable view this instruction renders as history in a request like this one
-        # (the ReAct step shortens its context there as it did here).
-        with naming_record(_current_record(request)):
-            durable_current, _ = render_view(
-                request.instruction.content,
-                results=trace.projection.pending,
-                context=trace.current_context,
-                **_sectioned(profile),
-            )
-
+    durable_current = _durable_current(request, trace, profile, bool(refs), memo.keeps)
     compiled = trace.compiled
     if compose is not None:
         compiled = replace(compiled, messages=compose.messages(trace))
     record, previous_end = _sent_record(
         branch, compiled.messages, last, stable, conversation, (current, durable_current),
-        conversation_blocks if started is None else None, later,
+        conversation_blocks if started is None else None, later, memo.keeps,
     )
     compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
     return CachedCompile(
@@ -267,8 +252,27 @@ def _compile_cached(
     )
 
 
+def _durable_current(
+    request: TurnRequest, trace: Trace, profile: CompileProfile, refs: bool, keep: bool
+) -> Content:
+    """The durable view the current instruction renders as history in a request like this one
+    (the ReAct step shortens its context there as it did here); with ``keep`` (``Memo.keeps``)
+    its rendering when it had no call option and no fold (that is its durable view)."""
+    plain = not refs and request.response_format is None and request.structure is None
+    if keep and trace.fold is None and plain:
+        return trace.rendered[-1].content
+    with naming_record(_current_record(request)):
+        durable, _ = render_view(
+            request.instruction.content,
+            results=trace.projection.pending,
+            context=trace.current_context,
+            **_sectioned(profile),
+        )
+    return durable
+
+
 def _stable_segment(
-    branch: Branch, records: ViewRecords, tool_schemas: Sequence[Any] | None
+    branch: Branch, records: ViewRecords, tool_schemas: Sequence[Any] | None, keep: bool
 ) -> tuple[tuple[str, ...], str, frozenset[str]]:
     """(the stable segment's blocks, its tool section, the registered tool names): the
     system text and the tool section rendered from ``tool_schemas`` (None: the recorded
@@ -277,7 +281,7 @@ def _stable_segment(
     if tool_schemas is None:
         section = recorded_tool_section(records.stable_blocks)
     else:
-        section = memo_tool_section(branch, schemas, tool_section)
+        section = memo_tool_section(branch, schemas, tool_section, keep)
     system = branch_system(branch)
     stable = tuple(s for s in (system.rendered if system else "", section) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
@@ -333,16 +337,17 @@ def _sent_record(
     texts: tuple[Content, Content],
     blocks: tuple[ContextBlock, ...] | None,
     later: tuple[ContextBlock, ...],
+    keep: bool,
 ) -> tuple[SentRecord, int | None]:
     """(this request's record, ``CacheLayout.previous_end``): the changes against ``last``
     (the history's last record), the prefix digest at the end of ``messages``. ``texts``:
     the current instruction's sent text and its durable view; ``blocks``: a new
-    conversation's context blocks (None: a started conversation)."""
+    conversation's context blocks (None: a started conversation); ``keep``: ``Memo.keeps``."""
     current, durable_current = texts
     marks = {len(messages)}
     if last is not None and last.messages <= len(messages):
         marks.add(last.messages)
-    digests = prefix_digests(branch, messages, marks)
+    digests = prefix_digests(branch, messages, marks, keep)
     stable_digest, conversation_digest = digest(stable), digest(conversation)
     previous_end = None
     changes = SegmentChanges()

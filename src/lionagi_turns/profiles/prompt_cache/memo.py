@@ -6,11 +6,10 @@ tool section rendered, ``prefix_digests`` over every message); a memo only decid
 it is recomputed.
 
 ``view_records(branch, view)`` -> ``(ViewRecords, stale)``: the ``SentRecord`` of each
-``Instruction`` of
-``view`` (ids the pile lacks are skipped; the compiler refuses them) and from them ``last``,
-``started`` (the first one holding the conversation's blocks) and ``stable_blocks`` (the latest
-truthy recorded stable segment). The previous answer for the same branch is extended, reading
-only the view's new ids, when all of this holds:
+``Instruction`` of ``view`` (ids the pile lacks are skipped; the compiler refuses them) and from
+them ``last``, ``started`` (the first one holding the conversation's blocks) and
+``stable_blocks`` (the latest truthy recorded stable segment). The previous answer for the same
+branch is extended, reading only the view's new ids, when all of this holds:
 
 - the view starts with the previous view;
 - the pile's keys and values start with the previous ones: the same objects, in the same order
@@ -50,8 +49,8 @@ in place (except ``ViewRecords.checked``, whose entries are pure functions of th
 chain state is copied before it is extended. Concurrent compiles of one branch each
 read one consistent previous answer and check it as above; the last writer's answer is kept.
 
-With the fast path off (``_fast.switch``) nothing is read from or written to a slot and every
-answer is computed afresh.
+``keep``: the served compile's ``Memo.keeps`` (None: ``chosen_memo()``'s); False (the fast path
+off): no slot is read or written, every answer is computed afresh.
 
 Limitations: a record value replaced in place by an equal value of another type (``1`` ->
 ``1.0``) is not seen (the check is ``==``; a whole record replaced by an equal mapping that is
@@ -72,7 +71,7 @@ from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
 
-from lionagi_turns.memo.switch import fast_path_enabled
+from lionagi_turns.core.profile import chosen_memo
 from lionagi_turns.profiles.prompt_cache import record as _cache_record
 from lionagi_turns.profiles.prompt_cache.record import (
     RECORD_KEY,
@@ -177,11 +176,13 @@ def _slot(branch: Branch) -> Slot[Held]:
 # --------------------------------------------------------------------------- records
 
 
-def view_records(branch: Branch, view: tuple[UUID, ...]) -> tuple[ViewRecords, int | None]:
+def view_records(
+    branch: Branch, view: tuple[UUID, ...], keep: bool | None = None
+) -> tuple[ViewRecords, int | None]:
     """The records of ``view`` (module contract), and the stamp of the branch's previous answer
     when this one has another (None otherwise): what that stamp keyed is stale."""
     pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    if not fast_path_enabled():
+    if not (chosen_memo().keeps if keep is None else keep):
         return _read(pile, view, memo=False)[0], None
     slot = _slot(branch)
     held, previous = slot.held, slot.stamp
@@ -304,12 +305,14 @@ def _extend(held: Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> Held | 
 # --------------------------------------------------------------------------- tool section
 
 
-def tool_section(branch: Branch, schemas: list[Any], render: Callable[[list[Any]], str]) -> str:
+def tool_section(
+    branch: Branch, schemas: list[Any], render: Callable[[list[Any]], str], keep: bool | None = None
+) -> str:
     """``render(schemas)``, kept with a copy of ``schemas`` and served again while the schemas
     are the same JSON data as the copy: the same types (exactly), the same keys in the same
     order, equal values (module contract; a float must be the same object or have the same
     ``repr``, so ``-0.0`` is not ``0.0``)."""
-    if not schemas or not fast_path_enabled():
+    if not schemas or not (chosen_memo().keeps if keep is None else keep):
         return render(schemas)
     slot = _slot(branch)
     kept = slot.tools
@@ -344,10 +347,10 @@ def _same_plain(live: Any, copy: Any) -> bool:
 
 
 def prefix_digests(
-    branch: Branch, messages: tuple[CompiledMessage, ...], marks: set[int]
+    branch: Branch, messages: tuple[CompiledMessage, ...], marks: set[int], keep: bool | None = None
 ) -> dict[int, str]:
     """``_cache_record.prefix_digests(messages, marks)`` (module contract)."""
-    if not fast_path_enabled():
+    if not (chosen_memo().keeps if keep is None else keep):
         return _cache_record.prefix_digests(messages, marks)
     slot = _slot(branch)
     chain = slot.chain

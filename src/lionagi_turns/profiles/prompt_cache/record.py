@@ -21,10 +21,13 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
-from lionagi_turns.core.contracts import ContextBlock
+from lionagi_turns.core.contracts import CompiledMessage, ContextBlock
+
+if TYPE_CHECKING:
+    from lionagi.protocols.messages import Instruction
 
 __all__ = (
     "RECORD_KEY",
@@ -114,7 +117,7 @@ class SentRecord:
         return out
 
     @classmethod
-    def from_metadata(cls, data: Any) -> SentRecord | None:
+    def from_metadata(cls, data: object) -> SentRecord | None:
         """The record, or None for anything that is not a well-formed record of this version
         (``record_problem`` names what is wrong)."""
         try:
@@ -165,7 +168,7 @@ def _blocks_field(value: Any, key: str) -> tuple[ContextBlock, ...] | None:
     return tuple(out)
 
 
-def _parse(data: Any) -> SentRecord:
+def _parse(data: object) -> SentRecord:
     """``data`` as a ``SentRecord``; ``RecordError`` naming the first field that is wrong. Only
     plain JSON data is read: a ``dict`` (exactly), whose fields have their JSON types."""
     if type(data) is not dict:
@@ -207,7 +210,7 @@ def _parse(data: Any) -> SentRecord:
     )
 
 
-def record_data(message: Any) -> Any:
+def record_data(message: object) -> object:
     """What ``message`` holds under ``RECORD_KEY``: None when its ``metadata`` is not a
     ``dict`` or lacks the key."""
     metadata = getattr(message, "metadata", None)
@@ -215,8 +218,8 @@ def record_data(message: Any) -> Any:
 
 
 def rejections(
-    positions: Sequence[int], view: Sequence[UUID], instructions: Sequence[Any],
-    datas: Sequence[Any], records: Sequence[SentRecord | None],
+    positions: Sequence[int], view: Sequence[UUID], instructions: Sequence[Instruction],
+    datas: Sequence[object], records: Sequence[SentRecord | None],
 ) -> tuple[tuple[int, UUID, str], ...]:
     """The instructions whose record data is present but not a record, or whose ``metadata``
     is not a ``dict`` (so no record is read from it), with the reason."""
@@ -232,7 +235,7 @@ def rejections(
     return tuple(out)
 
 
-def record_problem(data: Any) -> str | None:
+def record_problem(data: object) -> str | None:
     """Why ``data`` (a ``metadata[RECORD_KEY]`` value, not None) is not a record, or which of
     its fields are read as absent (``SentRecord.flaws``); None when it is a flawless record."""
     try:
@@ -242,7 +245,7 @@ def record_problem(data: Any) -> str | None:
     return "; ".join(record.flaws) or None
 
 
-def read_record(message: Any) -> SentRecord | None:
+def read_record(message: object) -> SentRecord | None:
     """The ``SentRecord`` an instruction carries, or None (none, or not well-formed)."""
     data = record_data(message)
     return None if data is None else SentRecord.from_metadata(data)
@@ -253,19 +256,19 @@ def read_record(message: Any) -> SentRecord | None:
 _ENCODE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
 
 
-def digest(value: Any) -> str:
+def digest(value: object) -> str:
     """SHA-256 (hex) of ``value``'s canonical JSON."""
     text = _ENCODE(value)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def message_digest(message: Any) -> bytes:
+def message_digest(message: CompiledMessage) -> bytes:
     """What the prefix chain takes in for one compiled message: the digest of its role and
     content, as ASCII bytes."""
     return digest([str(message.role.value), message.content]).encode("ascii")
 
 
-def prefix_digests(messages: Sequence[Any], marks: set[int]) -> dict[int, str]:
+def prefix_digests(messages: Sequence[CompiledMessage], marks: set[int]) -> dict[int, str]:
     """``out[n]`` for each ``n`` in ``marks`` (each ``<= len(messages)``): digest of the first
     ``n`` messages (role and content); the chain is read only at the marks."""
     chain = hashlib.sha256()
