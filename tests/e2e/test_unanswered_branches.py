@@ -11,6 +11,7 @@ model (the local HTTP server's POST bodies, the fake ``claude``'s prompts).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from collections.abc import Callable
@@ -85,6 +86,18 @@ async def outcomes(branch: Branch, call: Callable[[Branch, str], Any], *texts: s
         else:
             out.append("ok")
     return out
+
+
+async def outcomes_with_warnings(
+    branch: Branch, call: Callable[[Branch, str], Any], on: bool
+) -> tuple[list[str], list[warnings.WarningMessage]]:
+    """``outcomes(branch, call, "c", "d")`` with ``install()`` on or off, and every warning
+    raised meanwhile."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with integration.installed() if on else contextlib.nullcontext():
+            out = await outcomes(branch, call, "c", "d")
+    return out, caught
 
 
 def repair_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
@@ -257,13 +270,7 @@ async def test_every_http_surface_repairs_before_compiling(
         chat_server.clear()
         chat_server.script(*replies)
         branch = unanswered_branch(openai_model())
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if on:
-                with integration.installed():
-                    out = await outcomes(branch, call, "c", "d")
-            else:
-                out = await outcomes(branch, call, "c", "d")
+        out, caught = await outcomes_with_warnings(branch, call, on)
         first = chat_server.payloads()[0]
         seen[on] = (out, users_in_a_row(first), len(markers(branch)), len(repair_warnings(caught)))
         if on:
@@ -291,13 +298,7 @@ async def test_every_cli_surface_repairs_before_compiling(
             fake_claude.log.unlink()
         fake_claude.script(*({"text": r, "session_id": f"S-{on}"} for r in replies))
         branch = unanswered_branch(claude_model())
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            if on:
-                with integration.installed():
-                    out = await outcomes(branch, call, "c", "d")
-            else:
-                out = await outcomes(branch, call, "c", "d")
+        out, caught = await outcomes_with_warnings(branch, call, on)
         prompt = fake_claude.calls()[0]["prompt"]
         seen[on] = (out, MARKER in prompt, "Instruction: b" in prompt, len(markers(branch)),
                     len(repair_warnings(caught)))

@@ -71,6 +71,7 @@ from lionagi_turns.core.profile import (
     NO_MEMO,
     SEED_PROFILE,
     CompileProfile,
+    Kept,
     Memo,
     Walk,
     chosen_memo,
@@ -210,7 +211,7 @@ def _compile_traced(
     if snap is not None:
         history = rendered[:-1]
         sent = messages[:-1] if current.message_index is not None else messages
-        memo.keep(branch, key, snap, walk, projected, projection, history, sent, reused, plan)
+        memo.keep(Kept(branch, key, snap, walk, projected, projection, history, sent, reused, plan))
     return Trace(
         profile=profile,
         view=view,

@@ -54,7 +54,7 @@ from uuid import UUID
 from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.contracts import CompiledMessage, ContextBlock, TurnRequest
 from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import InstructionTurn, Projection, Turn
@@ -68,6 +68,7 @@ __all__ = (
     "NO_MEMO",
     "SEED_PROFILE",
     "CompileProfile",
+    "Kept",
     "Memo",
     "NoMemo",
     "Walk",
@@ -125,6 +126,27 @@ class Walk(Protocol):
     def history(self) -> Sequence[Any]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """A successful compile's walk as ``Memo.keep`` receives it: ``snap`` the memo's own
+    ``snapshot`` (or the one ``resume`` returned), ``previous`` the walk it resumed (None: a
+    full walk), ``projected`` / ``projection`` the full and the bounded projection, ``history``
+    the rendered parts before the current turn (``core.rendering.RenderedPart``, which imports
+    this module), ``messages`` the messages they produced, ``reused`` how many leading
+    ``history`` parts are ``previous``'s and ``plan`` the compile's fold plan."""
+
+    branch: Branch
+    key: Hashable
+    snap: object
+    previous: Walk | None
+    projected: Projection
+    projection: Projection
+    history: Sequence[Any]
+    messages: Sequence[CompiledMessage]
+    reused: int
+    plan: FoldPlan | None
+
+
 class Memo(TextMemo, Protocol):
     """What a compile may reuse. Every answer equals the one computed afresh (``NO_MEMO``'s);
     ``keeps`` False says nothing is ever kept or reused (the fast path off)."""
@@ -169,19 +191,7 @@ class Memo(TextMemo, Protocol):
         """What a compile that walks in full reads first (None: the compile is not kept)."""
         ...
 
-    def keep(
-        self,
-        branch: Branch,
-        key: Hashable,
-        snap: object,
-        previous: Walk | None,
-        projected: Projection,
-        projection: Projection,
-        history: Sequence[Any],
-        messages: Sequence[Any],
-        reused: int,
-        plan: FoldPlan | None,
-    ) -> None:
+    def keep(self, kept: Kept) -> None:
         """Keep a successful compile's walk for the next compile of ``branch`` under ``key``."""
         ...
 
@@ -232,19 +242,7 @@ class NoMemo(PlainText):
     def snapshot(self, branch: Branch, view: tuple[UUID, ...]) -> object | None:
         return None
 
-    def keep(
-        self,
-        branch: Branch,
-        key: Hashable,
-        snap: object,
-        previous: Walk | None,
-        projected: Projection,
-        projection: Projection,
-        history: Sequence[Any],
-        messages: Sequence[Any],
-        reused: int,
-        plan: FoldPlan | None,
-    ) -> None:
+    def keep(self, kept: Kept) -> None:
         return None
 
     def reuse_prefix(self, walk: Walk, turns: Sequence[Turn]) -> int:

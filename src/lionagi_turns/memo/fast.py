@@ -18,9 +18,8 @@ import yaml as _pyyaml
 from lionagi.protocols.messages import ActionResponse, Instruction
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import Projection, Turn
-from lionagi_turns.core.profile import Walk, install_memo_chooser
+from lionagi_turns.core.profile import Kept, Walk, install_memo_chooser
 from lionagi_turns.core.render import Content, Result
 from lionagi_turns.memo import renders, resume, switch, track
 from lionagi_turns.memo.history import render_history
@@ -92,25 +91,15 @@ class FastMemo:
     def snapshot(self, branch: Branch, view: tuple[UUID, ...]) -> object | None:
         return resume.snapshot(branch, view)
 
-    def keep(
-        self,
-        branch: Branch,
-        key: Hashable,
-        snap: object,
-        previous: Walk | None,
-        projected: Projection,
-        projection: Projection,
-        history: Sequence[Any],
-        messages: Sequence[Any],
-        reused: int,
-        plan: FoldPlan | None,
-    ) -> None:
+    def keep(self, kept: Kept) -> None:
+        snap, previous = kept.snap, kept.previous
         if not isinstance(snap, resume.Snapshot):
             raise TypeError(f"keep needs the snapshot FAST took, got {type(snap).__name__}")
         if previous is not None and not isinstance(previous, resume.Walk):
             raise TypeError(f"keep needs a walk FAST kept, got {type(previous).__name__}")
         resume.store(
-            branch, key, snap, previous, projected, projection, history, messages, reused, plan
+            kept.branch, kept.key, snap, previous, kept.projected, kept.projection,
+            kept.history, kept.messages, kept.reused, kept.plan,
         )
 
     def reuse_prefix(self, walk: Walk, turns: Sequence[Turn]) -> int:
