@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from lionagi_turns.integration._originals import ANTHROPIC, original
+from lionagi_turns.profiles.prompt_cache.blocks import SegmentedBlocks
 
 __all__ = ("LOOKBACK", "SegmentedBlocks", "create_payload", "place_segment_marks")
 
@@ -35,30 +36,6 @@ _MAX_MARKS = 4
 _ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
 _FIVE_MINUTES = {"type": "ephemeral"}
 _UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
-
-
-class SegmentedBlocks(list[str]):
-    """``system_blocks`` as the prompt-cache profile hands them over: the stable blocks, then
-    the conversation blocks, with the segment sizes and the previous request's end.
-
-    A plain list to lionagi's own adapter (which then marks only its last block), so a request
-    that reaches lionagi's adapter without this projection installed is still valid.
-    """
-
-    stable_count: int
-    previous_end: int | None
-
-    def __init__(
-        self, stable: list[str], conversation: list[str], previous_end: int | None
-    ) -> None:
-        super().__init__([*stable, *conversation])
-        self.stable_count = len(stable)
-        self.previous_end = previous_end
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> SegmentedBlocks:
-        return SegmentedBlocks(
-            list(self[: self.stable_count]), list(self[self.stable_count :]), self.previous_end
-        )
 
 
 def _lionagi_create_payload() -> Callable[..., Any]:

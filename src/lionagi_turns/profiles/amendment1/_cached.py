@@ -30,7 +30,6 @@ from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.pipeline import Trace
 from lionagi_turns.core.profile import CompileProfile, Memo
-from lionagi_turns.integration._anthropic import SegmentedBlocks
 from lionagi_turns.profiles.amendment1._bound import results_section
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling, Layout
 from lionagi_turns.profiles.amendment1._compile import compile_amended_traced
@@ -42,6 +41,7 @@ from lionagi_turns.profiles.amendment1._contracts import (
 )
 from lionagi_turns.profiles.amendment1._meter import Measure, Meter
 from lionagi_turns.profiles.amendment1._sections import context_section
+from lionagi_turns.profiles.prompt_cache.blocks import SegmentedBlocks
 from lionagi_turns.profiles.prompt_cache.layout import (
     CachedCompile,
     compile_cached,
@@ -52,7 +52,7 @@ from lionagi_turns.profiles.prompt_cache.layout import (
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("compile_cached_amended", "compile_for_prompt_cache")
+__all__ = ("SegmentedBlocks", "compile_cached_amended", "compile_for_prompt_cache")
 
 PROFILE_NAME = "adr-0127+adr-0007-amendment-1"
 

@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.contracts import TurnRequest as DefaultRequest
 from lionagi_turns.core.support import IntegrationError
-from lionagi_turns.integration._anthropic import SegmentedBlocks
 from lionagi_turns.memo.identity import PerObject
-from lionagi_turns.profiles.amendment1._cached import compile_cached_amended
+from lionagi_turns.profiles.amendment1._cached import SegmentedBlocks, compile_cached_amended
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling, ceiling_budgets
 from lionagi_turns.profiles.amendment1._compile import compile_chat_request
 from lionagi_turns.profiles.amendment1._contracts import (
