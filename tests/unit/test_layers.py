@@ -85,10 +85,7 @@ _SIBLING_JOIN = "lionagi_turns.profiles.amendment1._cached"  # Amendment 1 over 
 
 # -- the violations of today; each list may only shrink ---------------------------------------
 
-KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset(
-    {
-    }
-)
+KNOWN_LAYER_VIOLATIONS: frozenset[str] = frozenset()
 KNOWN_CIRCLE_EDGES: frozenset[str] = frozenset()
 KNOWN_CORE_IMPORTS: frozenset[str] = frozenset()
 KNOWN_SWITCH_IMPORTS: frozenset[str] = frozenset()
