@@ -321,7 +321,7 @@ def _walk(b: Branch, reuse: list[Any] | None = None) -> Projection:
 def _decided(b: Branch, projected: Projection, budgets: SectionBudgets) -> tuple[Any, ...]:
     """One bound call on ``projected``, as comparable data, and the bound."""
     bound = Bound(b, budgets, Meter(chars))
-    out = bound(projected, SeedRequest(instruction=_now(b)))
+    out = bound(projected, SeedRequest(instruction=_now(b))).projection
     turns = [
         (type(t).__name__, _ids(t), list(getattr(t, "results", ())),
          getattr(getattr(t, "results", None), "marker", ""),

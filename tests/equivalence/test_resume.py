@@ -46,7 +46,7 @@ from lionagi_turns import (
 from lionagi_turns.core.errors import CONSECUTIVE_INSTRUCTIONS, FIRST_MESSAGE_RULE
 from lionagi_turns.core.history import Projection
 from lionagi_turns.core.pipeline import compile_traced
-from lionagi_turns.core.profile import CompileProfile
+from lionagi_turns.core.profile import Bounded, CompileProfile
 from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached
 
 from ._support import (
@@ -1593,23 +1593,25 @@ def traced_check(b: Branch, request: TurnRequest, profile: CompileProfile) -> tu
     return fast
 
 
-def _newest(k: int) -> Callable[[Projection, TurnRequest], Projection]:
-    def bound(projected: Projection, request: TurnRequest) -> Projection:
-        return Projection(projected.turns[-k:], projected.pending, projected.defects,
-                          projected.pending_sources)
+def _newest(k: int) -> Callable[[Projection, TurnRequest], Bounded]:
+    def bound(projected: Projection, request: TurnRequest) -> Bounded:
+        return Bounded(Projection(projected.turns[-k:], projected.pending, projected.defects,
+                                  projected.pending_sources))
     return bound
 
 
-def _without_second(projected: Projection, request: TurnRequest) -> Projection:
+def _without_second(projected: Projection, request: TurnRequest) -> Bounded:
     turns = projected.turns[:1] + projected.turns[2:]
-    return Projection(turns, projected.pending, projected.defects, projected.pending_sources)
+    return Bounded(
+        Projection(turns, projected.pending, projected.defects, projected.pending_sources)
+    )
 
 
 BOUNDED: dict[str, CompileProfile] = {
     "newest-three": CompileProfile(name="t", reuse="newest-three", bound=_newest(3)),
     "newest-five": CompileProfile(name="t", reuse="newest-five", bound=_newest(5)),
     "all-but-second": CompileProfile(name="t", reuse="all-but-second", bound=_without_second),
-    "identity": CompileProfile(name="t", reuse="identity", bound=lambda p, r: p),
+    "identity": CompileProfile(name="t", reuse="identity", bound=lambda p, r: Bounded(p)),
     "current-fold": CompileProfile(name="t", reuse="current-fold", fold_target="current"),
 }
 

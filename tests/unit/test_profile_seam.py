@@ -24,7 +24,7 @@ from lionagi_turns import (
 )
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection
 from lionagi_turns.core.pipeline import compile_traced
-from lionagi_turns.core.profile import SEED_PROFILE, CompileProfile
+from lionagi_turns.core.profile import SEED_PROFILE, Bounded, CompileProfile
 from lionagi_turns.core.render import CallOptions
 
 from ._support import (
@@ -154,11 +154,13 @@ def test_results_section_replaces_folding_results_into_the_context() -> None:
 
 
 def test_bound_drops_whole_turns_and_the_trace_keeps_what_was_walked() -> None:
-    def last_turn_pair(projection: Projection, request: TurnRequest) -> Projection:
-        return dataclasses.replace(projection, turns=projection.turns[-2:])
+    def last_turn_pair(projection: Projection, request: TurnRequest) -> Bounded:
+        return Bounded(dataclasses.replace(projection, turns=projection.turns[-2:]), "newest 2")
 
     b = _history()
     trace = compile_traced(b, _request(b), profile=CompileProfile("bound", bound=last_turn_pair))
+    assert trace.bounded is not None and trace.bounded.decision == "newest 2"
+    assert trace.bounded.projection is trace.projection
     assert len(trace.projected.turns) == 4 and len(trace.projection.turns) == 2
     assert isinstance(trace.projection.turns[0], InstructionTurn)
     assert isinstance(trace.projection.turns[1], AssistantTurn)
@@ -168,8 +170,8 @@ def test_bound_drops_whole_turns_and_the_trace_keeps_what_was_walked() -> None:
 
 
 def test_a_bound_cannot_hide_a_defect_of_a_turn_it_drops() -> None:
-    def keep_last_and_forget(projection: Projection, request: TurnRequest) -> Projection:
-        return Projection(projection.turns[-1:], projection.pending, [])
+    def keep_last_and_forget(projection: Projection, request: TurnRequest) -> Bounded:
+        return Bounded(Projection(projection.turns[-1:], projection.pending, []))
 
     b = branch()
     add_instruction(b, "q1")

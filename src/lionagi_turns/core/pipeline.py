@@ -70,6 +70,7 @@ from lionagi_turns.core.memo import using
 from lionagi_turns.core.profile import (
     NO_MEMO,
     SEED_PROFILE,
+    Bounded,
     CompileProfile,
     Kept,
     Memo,
@@ -140,6 +141,7 @@ class Trace:
     compiled: CompiledChatRequest
     reused: int = 0
     current_context: list[Any] | None = None
+    bounded: Bounded | None = None
 
     @property
     def fold_message_index(self) -> int | None:
@@ -193,7 +195,8 @@ def _compile_traced(
     else:
         walk, projected, snap = resumed
     projected.raise_first()  # from the full walk, before any bound
-    projection = projected if profile.bound is None else profile.bound(projected, request)
+    bounded = None if profile.bound is None else profile.bound(projected, request)
+    projection = projected if bounded is None else bounded.projection
     current_context = react_step(projection, request.instruction.content, items)
     parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk, memo)
     rendered, messages, reused = render_turns(
@@ -224,6 +227,7 @@ def _compile_traced(
         compiled=compiled,
         reused=reused,
         current_context=current_context,
+        bounded=bounded,
     )
 
 

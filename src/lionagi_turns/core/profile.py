@@ -7,10 +7,12 @@ run by the same pipeline (``_compiler.compile_traced``); it never copies a pass.
 
 What an option may change (pass in brackets):
 
-- ``bound`` [after project]: drop whole turns from the projection, e.g. a history bound; the
-  trace keeps the full projection beside the bounded one, so the profile can record what it
-  kept and left out. Defects are raised from the full walk before the bound runs, so the
-  bound sees a valid view and a dropped turn's defect is still raised.
+- ``bound`` [after project]: drop whole turns from the projection, e.g. a history bound. It
+  returns a ``Bounded`` value: the projection the compile renders and the profile's own
+  record of what it kept and left out (``Trace.bounded``; the pipeline never reads it). The
+  trace keeps the full projection beside the bounded one. Defects are raised from the full
+  walk before the bound runs, so the bound sees a valid view and a dropped turn's defect is
+  still raised.
 - ``fold_system`` / ``fold_context`` [plan fold]: whether the system text / the context
   section are folded into the first instruction. A part not folded is still on the trace
   (``Trace.parts``) for the profile to place (e.g. as a system block).
@@ -22,8 +24,8 @@ What an option may change (pass in brackets):
   the system text, the Branch's tool section), on ``Trace.stable_blocks``.
 - ``current_options`` / ``history_options`` [render]: the call options the current and each
   historical instruction render with (ADR-0127's profile sets ``current_options``: tool
-  references by name, response sections kept). ``history_options`` returning None means the
-  durable view (seed; no profile on main changes it).
+  references by name, response sections kept). ``history_options`` None (seed), or returning
+  None for a turn, means the durable view.
 - ``history_text`` [render]: ``(branch, turn, rendered) -> content`` replaces a historical
   instruction's rendering (not the fold target's); None (seed) sends the rendering. ADR-0127
   D2 uses it to send what the instruction was sent as, kept on its record's metadata, while
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
 __all__ = (
     "NO_MEMO",
     "SEED_PROFILE",
+    "Bounded",
     "CompileProfile",
     "Kept",
     "Memo",
@@ -83,13 +86,18 @@ def _request_options(branch: Branch, request: TurnRequest) -> CallOptions:
     return CallOptions(request.tool_schemas, request.response_format, request.structure)
 
 
-def _durable_only(branch: Branch, turn: InstructionTurn) -> CallOptions | None:
-    """The seed: a historical instruction renders durable sections only (D1)."""
-    return None
-
-
 def _no_blocks(branch: Branch, request: TurnRequest) -> tuple[str, ...]:
     return ()
+
+
+@dataclass(frozen=True, slots=True)
+class Bounded:
+    """What a profile's ``bound`` decided: ``projection`` is what the compile renders (whole
+    turns of the projection it was given, in order); ``decision`` is the profile's own record
+    of the choice, carried to ``Trace.bounded`` unread by the pipeline."""
+
+    projection: Projection
+    decision: object = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,14 +105,14 @@ class CompileProfile:
     """Options of the compiler's passes (module docstring); defaults are the seed ADR's."""
 
     name: str
-    bound: Callable[[Projection, TurnRequest], Projection] | None = None
+    bound: Callable[[Projection, TurnRequest], Bounded] | None = None
     fold_system: bool = True
     fold_context: bool = True
     fold_target: Literal["first", "current"] = "first"
     envelope: Callable[[Sequence[ContextBlock]], str] = encode_context_section
     stable_blocks: Callable[[Branch, TurnRequest], tuple[str, ...]] = _no_blocks
     current_options: Callable[[Branch, TurnRequest], CallOptions] = _request_options
-    history_options: Callable[[Branch, InstructionTurn], CallOptions | None] = _durable_only
+    history_options: Callable[[Branch, InstructionTurn], CallOptions | None] | None = None
     results_section: Callable[[Sequence[dict[str, Any]], Sequence[Any]], str] | None = None
     history_text: Callable[[Branch, InstructionTurn, Any], Any] | None = None
     reuse: Hashable | None = None

@@ -20,7 +20,7 @@ from lionagi.protocols.messages import Instruction, MessageRole
 from lionagi_turns.core.contracts import CompiledMessage, TurnRequest
 from lionagi_turns.core.fold import Encoding, FoldParts, FoldPlan
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection
-from lionagi_turns.core.profile import CompileProfile, Memo, Walk, _durable_only
+from lionagi_turns.core.profile import CompileProfile, Memo, Walk
 from lionagi_turns.core.render import Content, ResultsSection, own_copy, render_view
 from lionagi_turns.core.values import check_text, check_value, naming_record
 
@@ -106,7 +106,7 @@ def _render_history_turns(
     user, assistant = MessageRole.USER, MessageRole.ASSISTANT
     history_text = profile.history_text
     seed = (
-        profile.history_options is _durable_only
+        profile.history_options is None
         and profile.results_section is None
         and memo.keeps
     )
@@ -178,7 +178,8 @@ def render_history(
 ) -> tuple[Content, Encoding | None]:
     """``turn``'s rendering under ``profile`` (with ``fold``) and the fold's encoding;
     ``probed``: the render cache has just answered MISS for this turn."""
-    options = profile.history_options(branch, turn)
+    chooser = profile.history_options
+    options = None if chooser is None else chooser(branch, turn)
     message = turn.message
     own_view = fold is None and options is None and turn.context is None
     durable = own_view and profile.results_section is None

@@ -40,7 +40,7 @@ from typing import Any
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
 from lionagi_turns.core.pipeline import _assistant_text, _history_record
-from lionagi_turns.core.profile import chosen_memo
+from lionagi_turns.core.profile import Bounded, chosen_memo
 from lionagi_turns.core.values import naming_record
 from lionagi_turns.memo.resume import same_prefix
 from lionagi_turns.profiles.amendment1 import _memory as _memory
@@ -137,7 +137,7 @@ class Bound:
         elif self.react:
             _memory.forget(self.branch)
 
-    def __call__(self, projected: Projection, request: SeedRequest) -> Projection:
+    def __call__(self, projected: Projection, request: SeedRequest) -> Bounded:
         branch = self.branch  # the pipeline raised the view's first defect before calling us
         self.exclusions = view_exclusions(branch, request.progression).left_out
         turns = projected.turns
@@ -194,7 +194,7 @@ class Bound:
             if remember
             else None
         )
-        return Projection(out, pending_entry, list(projected.defects), pending_sources)
+        return Bounded(Projection(out, pending_entry, list(projected.defects), pending_sources))
 
     def _recalled(
         self, turns: list[Turn], remember: bool
