@@ -6,6 +6,7 @@ output turn objects for unchanged turns, and never keeps a dropped branch alive.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import weakref
 from collections.abc import Callable
@@ -314,7 +315,7 @@ def _walk(b: Branch, reuse: list[Any] | None = None) -> Projection:
         assert all(
             _ids(x) == _ids(y) for x, y in zip(projected.turns[:k], reuse[:k], strict=True)
         )
-        projected.turns[:k] = reuse[:k]
+        return dataclasses.replace(projected, turns=(*reuse[:k], *projected.turns[k:]))
     return projected
 
 

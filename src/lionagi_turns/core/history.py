@@ -18,7 +18,8 @@ finds these defects:
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, assert_never
 from uuid import UUID
 
@@ -62,45 +63,51 @@ __all__ = (
 )
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class InstructionTurn:
     """A retained historical instruction and the action results folded into it.
 
     ``context`` is None unless a compiler step gave this request's copy of the instruction a
-    different prompt context (the ReAct step); the stored record is never changed.
+    different prompt context (the ReAct step: a new turn, ``with_context``); the stored
+    record is never changed. Frozen: a turn may be shared by many compiles' projections.
     """
 
     message: Instruction
     position: int
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: Sequence[dict[str, Any]] = ()
     # The ActionResponse records ``results`` were projected from, in the same order.
-    sources: list[ActionResponse] = field(default_factory=list)
-    context: list[Any] | None = None
+    sources: Sequence[ActionResponse] = ()
+    context: Sequence[Any] | None = None
+
+    def with_context(self, context: Sequence[Any]) -> InstructionTurn:
+        """This turn with ``context`` as its prompt context for one request."""
+        return InstructionTurn(self.message, self.position, self.results, self.sources, context)
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class AssistantTurn:
     """A run of consecutive assistant responses, merged into one message when rendered."""
 
-    messages: list[AssistantResponse]
-    positions: list[int]
+    messages: Sequence[AssistantResponse]
+    positions: Sequence[int]
 
 
 Turn = InstructionTurn | AssistantTurn
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class Projection:
     """The provider-relevant history of one view: turns, trailing results and all defects.
 
     ``pending`` are the results after the last retained instruction (they fold into the
-    current one), projected from ``pending_sources``.
+    current one), projected from ``pending_sources``. Frozen, and the walk builds its fields
+    as tuples: a projection and its turns are shared between compiles of a branch.
     """
 
-    turns: list[Turn]
-    pending: list[dict[str, Any]]
-    defects: list[Defect]
-    pending_sources: list[ActionResponse] = field(default_factory=list)
+    turns: Sequence[Turn]
+    pending: Sequence[dict[str, Any]]
+    defects: Sequence[Defect]
+    pending_sources: Sequence[ActionResponse] = ()
 
     def raise_first(self) -> None:
         """Raise the first defect kind in ADR order, with every defect of that kind."""
@@ -152,10 +159,9 @@ def project_history(branch: Branch, ids: tuple[UUID, ...]) -> Projection:
     defects: list[Defect] = []
     _selection_defects(ids, records, defects)
     repeats = bool(defects) and any(d.kind == "duplicate_id" for d in defects)
-    projection = Projection([], [], defects, [])
-    _walk(projection, ids, records, 0, repeats, None)
-    _first_turn_defect(branch, projection)
-    return projection
+    walk = _Walk([], [], [], defects)
+    walk.run(ids, records, 0, repeats)
+    return walk.projection(branch)
 
 
 def extend_projection(
@@ -167,87 +173,113 @@ def extend_projection(
     pile, none repeats; the caller checks both for ``ids[start:]``). Defects are collected as
     ``project_history`` collects them, except ``missing_id`` and ``duplicate_id``.
 
-    ``previous`` and its turns are not changed: the new projection holds its turns (the same
-    objects) except a last assistant run the new records continue, which is copied first."""
-    projection = Projection(
-        list(previous.turns), list(previous.pending), [], list(previous.pending_sources)
-    )
-    _walk(projection, ids, records, start, False, previous.turns[-1] if previous.turns else None)
-    _first_turn_defect(branch, projection)
-    return projection
+    The new projection holds ``previous``'s turns (the same objects) except a last assistant
+    run the new records continue, which is replaced by the longer run."""
+    walk = _Walk(list(previous.turns), list(previous.pending), list(previous.pending_sources), [])
+    walk.run(ids, records, start, False)
+    return walk.projection(branch)
 
 
-def _walk(
-    out: Projection,
-    ids: tuple[UUID, ...],
-    records: list[Any],
-    start: int,
-    repeats: bool,
-    shared: Turn | None,
-) -> None:
-    """Project ``records[start:]`` onto ``out`` (turns, pending results, defects), each record
-    at its view position. ``shared`` is a turn ``out`` holds but must not change (a previous
-    projection's): it is copied before the walk extends it."""
-    turns = out.turns
-    defects = out.defects
-    pending = out.pending
-    pending_sources = out.pending_sources
-    seen: set[UUID] = set()
-    # The instruction seen last in this walk, retained or not: the one a next instruction
-    # directly follows (an unretained one sits between it and the last retained turn).
-    prior: tuple[int, UUID] | None = None
-    for position in range(start, len(records)):
-        msg = records[position]
-        if msg is None:
-            continue
-        uid = ids[position]
-        if repeats:
-            if uid in seen:
+class _Walk:
+    """One walk's growing turns, pending results and defects (lists private to the walk,
+    frozen into the ``Projection``). An assistant run is a frozen turn at the end of
+    ``turns``; records that continue it wait in ``run_messages`` / ``run_positions`` until
+    the run ends, so each run is built once."""
+
+    __slots__ = ("defects", "pending", "pending_sources", "run_messages", "run_positions", "turns")
+
+    def __init__(
+        self,
+        turns: list[Turn],
+        pending: list[dict[str, Any]],
+        pending_sources: list[ActionResponse],
+        defects: list[Defect],
+    ) -> None:
+        self.turns = turns
+        self.pending = pending
+        self.pending_sources = pending_sources
+        self.defects = defects
+        self.run_messages: list[AssistantResponse] = []
+        self.run_positions: list[int] = []
+
+    def run(self, ids: tuple[UUID, ...], records: list[Any], start: int, repeats: bool) -> None:
+        """Project ``records[start:]`` (turns, pending results, defects), each record at its
+        view position."""
+        turns = self.turns
+        defects = self.defects
+        seen: set[UUID] = set()
+        # The instruction seen last in this walk, retained or not: the one a next instruction
+        # directly follows (an unretained one sits between it and the last retained turn).
+        prior: tuple[int, UUID] | None = None
+        for position in range(start, len(records)):
+            msg = records[position]
+            if msg is None:
                 continue
-            seen.add(uid)
-        rule = rule_for(msg)
-        if rule is None:
-            defects.append(_unknown_defect(msg, position, uid))
-            continue
-        match rule.projected:
-            case "skip":
-                pass
-            case "action_result":
-                pending.append(action_result(msg))
-                pending_sources.append(msg)
-            case "assistant":
-                shared = _add_assistant(turns, msg, position, shared)
-            case "instruction":
-                last = turns[-1] if turns else None
-                before = prior
-                prior = (position, uid)
-                if isinstance(last, InstructionTurn):
-                    # Keep walking to report every defect; the later one is not retained.
-                    defects.append(_consecutive_defect(last, before, position, uid))
+            uid = ids[position]
+            if repeats:
+                if uid in seen:
                     continue
-                turns.append(InstructionTurn(msg, position, pending, pending_sources))
-                pending = []
-                pending_sources = []
-            case unreachable:
-                assert_never(unreachable)
-    out.pending = pending
-    out.pending_sources = pending_sources
+                seen.add(uid)
+            rule = rule_for(msg)
+            if rule is None:
+                defects.append(_unknown_defect(msg, position, uid))
+                continue
+            match rule.projected:
+                case "skip":
+                    pass
+                case "action_result":
+                    self.pending.append(action_result(msg))
+                    self.pending_sources.append(msg)
+                case "assistant":
+                    self._add_assistant(msg, position)
+                case "instruction":
+                    self._close_run()
+                    last = turns[-1] if turns else None
+                    before = prior
+                    prior = (position, uid)
+                    if isinstance(last, InstructionTurn):
+                        # Keep walking to report every defect; the later one is not retained.
+                        defects.append(_consecutive_defect(last, before, position, uid))
+                        continue
+                    pending, sources = self.pending, self.pending_sources
+                    turns.append(
+                        InstructionTurn(msg, position, tuple(pending), tuple(sources))
+                        if pending
+                        else InstructionTurn(msg, position)
+                    )
+                    self.pending, self.pending_sources = [], []
+                case unreachable:
+                    assert_never(unreachable)
 
+    def _add_assistant(self, msg: AssistantResponse, position: int) -> None:
+        """Continue the run ending ``turns``, or start one."""
+        turns = self.turns
+        if turns and isinstance(turns[-1], AssistantTurn):
+            self.run_messages.append(msg)
+            self.run_positions.append(position)
+        else:
+            turns.append(AssistantTurn((msg,), (position,)))
 
-def _add_assistant(turns: list[Turn], msg: Any, position: int, shared: Turn | None) -> Turn | None:
-    """Append assistant record ``msg`` to the run ending ``turns`` (a copy of it when it is
-    ``shared``), or start a run; return what is still shared."""
-    last = turns[-1] if turns else None
-    if isinstance(last, AssistantTurn):
-        if last is shared:  # a previous projection's turn: extend a copy
-            last = AssistantTurn(list(last.messages), list(last.positions))
-            turns[-1] = last
-            shared = None
-        last.messages.append(msg)
-        last.positions.append(position)
-    else:
-        turns.append(AssistantTurn([msg], [position]))
-    return shared
+    def _close_run(self) -> None:
+        """Replace the last run by itself plus the records waiting to continue it."""
+        if not self.run_messages:
+            return
+        last = self.turns[-1]
+        if not isinstance(last, AssistantTurn):  # pragma: no cover - only a run is continued
+            raise AssertionError("assistant records wait only behind an assistant run")
+        self.turns[-1] = AssistantTurn(
+            (*last.messages, *self.run_messages), (*last.positions, *self.run_positions)
+        )
+        self.run_messages, self.run_positions = [], []
+
+    def projection(self, branch: Branch) -> Projection:
+        """The frozen projection, with the first-turn defect."""
+        self._close_run()
+        turns = tuple(self.turns)
+        defects = self.defects
+        if branch.msgs.system is not None and turns and isinstance(turns[0], AssistantTurn):
+            defects.append(_first_turn_defect(turns[0]))
+        return Projection(turns, tuple(self.pending), tuple(defects), tuple(self.pending_sources))
 
 
 def _unknown_defect(msg: object, position: int, uid: UUID) -> Defect:
@@ -275,19 +307,14 @@ def _consecutive_defect(
     )
 
 
-def _first_turn_defect(branch: Branch, projection: Projection) -> None:
-    turns = projection.turns
-    if branch.msgs.system is not None and turns and isinstance(turns[0], AssistantTurn):
-        first = turns[0]
-        projection.defects.append(
-            Defect(
-                "first_not_instruction",
-                f"the branch has a system message and the first retained record, position "
-                f"{first.positions[0]} (id {first.messages[0].id}), is an assistant response",
-                (first.positions[0],),
-                (str(first.messages[0].id),),
-            )
-        )
+def _first_turn_defect(first: AssistantTurn) -> Defect:
+    return Defect(
+        "first_not_instruction",
+        f"the branch has a system message and the first retained record, position "
+        f"{first.positions[0]} (id {first.messages[0].id}), is an assistant response",
+        (first.positions[0],),
+        (str(first.messages[0].id),),
+    )
 
 
 def _selection_defects(

@@ -30,8 +30,8 @@ Passes, in order; each reads only what the ones before produced:
    ADR order is raised here, so no output (and no bound or rendering work) exists for a bad
    history. Only then may the profile's ``bound`` drop whole turns, so it cannot hide a
    defect and only ever sees a valid view.
-4. ReAct step (``react_step``) — changes this request's copies of kept instructions; it must
-   run before the fold plan, whose target may be one of them.
+4. ReAct step (``react_step``) — replaces kept instructions by copies for this request; it
+   must run before the fold plan, whose target may be one of them.
 5. plan the fold (``_plan_fold``) — target, parts and encoding, computed once; it must precede
    rendering because which instruction carries the fold decides how the first one renders.
 6. render (``rendering.render_turns``) — one part per turn and the current instruction, the
@@ -126,8 +126,9 @@ class Trace:
     holds every rendered turn in order, the current instruction last; ``reused`` counts the
     leading rendered parts taken from the previous compile of the branch (``Memo.resume``;
     0 when nothing was); ``current_context`` is the current instruction's prompt context the
-    ReAct step decided (None: its own). Turn objects may be shared with other compiles'
-    traces: never change them.
+    ReAct step decided (None: its own); ``bounded`` is the profile bound's decision (None
+    without a bound). Projections and turns are frozen and may be shared with other
+    compiles' traces.
     """
 
     profile: CompileProfile
@@ -197,7 +198,7 @@ def _compile_traced(
     projected.raise_first()  # from the full walk, before any bound
     bounded = None if profile.bound is None else profile.bound(projected, request)
     projection = projected if bounded is None else bounded.projection
-    current_context = react_step(projection, request.instruction.content, items)
+    projection, current_context = react_step(projection, request.instruction.content, items)
     parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk, memo)
     rendered, messages, reused = render_turns(
         branch, request, projection, profile, plan, current_context, walk, memo

@@ -16,18 +16,20 @@ copies only:
   the current instruction keeps them.
 - A value that cannot be rendered makes its instruction a non-carrier, and an ``items`` list
   that cannot be rendered disables the step (sent twice costs less than lost).
-- Stored records are never changed: the result is ``InstructionTurn.context`` on this
-  request's projection and the returned context for the current instruction.
+- Stored records and the given projection are never changed: the result is a projection
+  whose reduced instructions are new turns with ``InstructionTurn.context`` set, and the
+  returned context for the current instruction.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from lionagi.protocols.messages.instruction import InstructionContent
 
-from lionagi_turns.core.history import Projection
+from lionagi_turns.core.history import InstructionTurn, Projection, Turn
 from lionagi_turns.core.memo import active
 
 __all__ = ("react_step",)
@@ -61,24 +63,31 @@ def _without(content: InstructionContent, shown: Sequence[str]) -> list[Any] | N
 
 def react_step(
     projection: Projection, current: InstructionContent, items: Sequence[Any] | None
-) -> list[Any] | None:
-    """Apply the step (module rules) to ``projection``'s instruction turns; return the current
-    instruction's prompt context for this request, or None when it keeps its own."""
+) -> tuple[Projection, list[Any] | None]:
+    """Apply the step (module rules): ``projection`` with each later carrier replaced by a
+    copy holding its reduced context (``projection`` itself when no turn changes), and the
+    current instruction's prompt context for this request (None: it keeps its own)."""
     if not items:
-        return None
+        return projection, None
     try:
         shown = _rendered(list(items))
     except Exception:  # no step; an instruction holding such an item is refused when rendered
-        return None
+        return projection, None
     first = True
-    for turn in projection.instructions():
+    turns: list[Turn] | None = None
+    for index, turn in enumerate(projection.turns):
+        if not isinstance(turn, InstructionTurn):
+            continue
         reduced = _without(turn.message.content, shown)
         if reduced is None:
             continue
         if first:
             first = False
-        else:
-            turn.context = reduced
+            continue
+        if turns is None:
+            turns = list(projection.turns)
+        turns[index] = turn.with_context(reduced)
+    stepped = projection if turns is None else replace(projection, turns=tuple(turns))
     if first:  # no kept history instruction carries them: the current one keeps them
-        return None
-    return _without(current, shown)
+        return stepped, None
+    return stepped, _without(current, shown)

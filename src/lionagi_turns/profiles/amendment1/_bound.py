@@ -33,7 +33,7 @@ lets the pipeline reuse its rendering.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -79,7 +79,7 @@ class _Memo:
     (the kept turns); ``history`` / ``sources`` are the kept turns' history ids and entry
     source ids end to end, ``*_ends[i]`` where kept turn ``i``'s ids end in them."""
 
-    turns: list[Turn]
+    turns: Sequence[Turn]
     first: int
     out: list[Turn]
     cuts: list[tuple[int, str]] | None  # None: every cut is UNCUT
@@ -194,10 +194,10 @@ class Bound:
             if remember
             else None
         )
-        return Bounded(Projection(out, pending_entry, list(projected.defects), pending_sources))
+        return Bounded(Projection(tuple(out), pending_entry, projected.defects, pending_sources))
 
     def _recalled(
-        self, turns: list[Turn], remember: bool
+        self, turns: Sequence[Turn], remember: bool
     ) -> tuple[_Memo | None, int, _Measured | None]:
         """(the branch's memory, how many leading turns it holds unchanged, its measures
         when they were made with this call's ``measure``); nothing when not remembering."""
@@ -294,7 +294,7 @@ class Bound:
     # ---------------------------------------------------------------------- tool_results
 
     def _derived(
-        self, turns: list[Turn], first: int, measured: _Measured | None, same: int
+        self, turns: Sequence[Turn], first: int, measured: _Measured | None, same: int
     ) -> tuple[list[Weighed | None], list[Derived]]:
         """Every turn's remembered entry and sizes (the first ``same`` turns', when the
         remembered call weighed them), and each kept turn's entry (derived where not)."""
@@ -348,14 +348,14 @@ def _reused_span(first: int, same: int, memo: _Memo | None) -> tuple[int, int, i
 
 
 def _outputs(
-    turns: list[Turn],
+    turns: Sequence[Turn],
     first: int,
     cuts: list[tuple[int, str]] | None,
     derived: list[Derived] | None,
     memo: _Memo | None,
     span: tuple[int, int],
-    head: list[Turn],
-    tail: list[Turn],
+    head: Sequence[Turn],
+    tail: Sequence[Turn],
 ) -> list[Turn]:
     """The output turns for ``turns[first:]``: the memory's own object for a reused turn whose
     budget decision is unchanged, else the turn with its entry (``cuts[i]``; None: uncut)."""

@@ -9,16 +9,18 @@ from itertools import accumulate, chain
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from lionagi_turns.core.history import Turn
 
 __all__ = ("joined", "spliced")
 
 
 def spliced(
-    head: list[Turn], remembered: list[Turn], a: int, b: int, tail: list[Turn]
+    head: Sequence[Turn], remembered: Sequence[Turn], a: int, b: int, tail: Sequence[Turn]
 ) -> list[Turn]:
     """``head + remembered[a:b] + tail``, copying the remembered part once."""
-    out = remembered[a:b] if a < b else []
+    out = list(remembered[a:b]) if a < b else []
     if head:
         out[:0] = head
     out += tail
