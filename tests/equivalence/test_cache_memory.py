@@ -95,16 +95,17 @@ def test_a_dropped_branchs_walk_goes_in_one_collection_and_its_contents_in_the_n
 @contextmanager
 def _no_walks() -> Iterator[None]:
     """Compiles in this block keep no walk (the default profile without its reuse key)."""
-    real = _compiler_module._compile_traced
+    real = _compiler_module.compile_traced
 
-    def without_reuse(branch: Any, request: Any, profile: Any, react_context: Any) -> Any:
-        return real(branch, request, replace(profile, reuse=None), react_context)
+    def without_reuse(branch: Any, request: Any, **options: Any) -> Any:
+        profile = options.pop("profile", _compiler_module.SEED_PROFILE)
+        return real(branch, request, profile=replace(profile, reuse=None), **options)
 
-    _compiler_module._compile_traced = without_reuse
+    _compiler_module.compile_traced = without_reuse  # type: ignore[assignment]
     try:
         yield
     finally:
-        _compiler_module._compile_traced = real
+        _compiler_module.compile_traced = real  # type: ignore[assignment]
 
 
 def test_cache_size_is_bounded_by_live_instructions() -> None:

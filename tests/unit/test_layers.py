@@ -8,9 +8,10 @@ layer first; a module may import its own layer or a lower one:
  2. ``core.contracts``, ``core.parts``, ``core.merge``, ``core.envelope``, ``core.measure``,
     ``core.memo`` (the text primitives a compile's memo answers)
  3. ``core.history``, ``core.fold``, ``core.render``, ``core.react``, ``core.durable``,
-    ``core.providers``, ``core.support``
- 4. ``core.profile`` (the ``Memo`` protocol, ``NO_MEMO``), ``core.rendering`` (the render pass)
- 5. ``core.pipeline``, ``core`` (the package)
+    ``core.providers``, ``core.support``; above them ``core.rendered`` (one rendered turn)
+ 4. ``core.profile`` (the ``Memo`` protocol, ``NO_MEMO``), ``core.plan`` (the value the
+    passes hand on), ``core.rendering`` (the render pass)
+ 5. ``core.pipeline`` (the passes), ``core`` (the package)
  6. ``memo.*``, inside in the order ``switch < yaml_tables < direct < yaml < track < identity <
     history < renders < resume < fast``
  7. ``profiles`` (its ``__init__``, ``_registry``, ``_run``, ``seed``) below
@@ -58,7 +59,8 @@ _CORE_LEVELS: tuple[tuple[str, ...], ...] = (
     ("errors", "kinds", "values", "consistent", "version"),
     ("contracts", "parts", "merge", "envelope", "measure", "memo"),
     ("history", "fold", "render", "react", "durable", "providers", "support"),
-    ("profile", "rendering"),
+    ("rendered",),
+    ("profile", "plan", "rendering"),
     ("pipeline", "__init__"),
 )
 _MEMO_ORDER = (

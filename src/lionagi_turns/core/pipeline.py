@@ -21,25 +21,30 @@ Rules (input -> output):
 - A falsy rendering -> omitted, except that a current instruction with real text that renders
   empty raises lionagi's ``EmptyOutgoingContentError``.
 
-Passes, in order; each reads only what the ones before produced:
+Passes, in order (``PASSES``); each takes the ``core.plan.Plan`` the one before returned and
+returns a new plan, reading only fields set before it:
 
-0. ``_check_request`` — the request's instruction is an instruction, before history is read.
-1. select (``select_ids``) — the view's ids.
-2. project (``project_history``) — turns, pending results and every defect, one walk.
-3. validate order (``Projection.raise_first`` on the full walk) — the first defect kind in
-   ADR order is raised here, so no output (and no bound or rendering work) exists for a bad
-   history. Only then may the profile's ``bound`` drop whole turns, so it cannot hide a
-   defect and only ever sees a valid view.
-4. ReAct step (``react_step``) — replaces kept instructions by copies for this request; it
+1. check (``_check``) — the request's instruction is an instruction and the ReAct items are
+   a sequence, before history is read.
+2. select (``select_ids``) — the view's ids, and whether this compile may resume and keep a
+   walk (a profile reuse key, no ReAct items, a memo that keeps).
+3. project (``project_history``, or ``Memo.resume`` continuing the previous walk) — turns,
+   pending results and every defect, one walk.
+4. validate (``Projection.raise_first`` on the full walk) — the first defect kind in ADR order
+   is raised here, so no output (and no bound or rendering work) exists for a bad history.
+5. bound (the profile's ``bound``) — may drop whole turns; it runs only on a valid view, so
+   it cannot hide a defect. Its decision travels on the plan to the trace.
+6. ReAct step (``react_step``) — replaces kept instructions by copies for this request; it
    must run before the fold plan, whose target may be one of them.
-5. plan the fold (``_plan_fold``) — target, parts and encoding, computed once; it must precede
-   rendering because which instruction carries the fold decides how the first one renders.
-6. render (``rendering.render_turns``) — one part per turn and the current instruction, the
-   target's taken from the plan.
-7. guard (``_guard_current_turn``) — a current turn whose real text rendered empty is refused;
-   it needs the current rendering.
-8. durable copy (``durable_instruction``) — built last, so a failed compile allocates nothing
-   the caller could record.
+7. plan the fold (``_plan_fold``) — target, parts, encoding and the target's rendering,
+   computed once; it must precede rendering because which instruction carries the fold
+   decides how the first one renders, and the render pass takes the target's part from it.
+8. render (``rendering.render_turns``) — one part per turn and the current instruction.
+9. guard (``_guard``) — a current turn whose real text rendered empty is refused; it needs
+   the current rendering.
+10. finish (``_finish``) — the durable copy (``durable_instruction``) and the compiled
+    request, built last so a failed compile allocates nothing the caller could record; then
+    the memo keeps the walk. The trace is the finished plan's fields.
 
 Purity: no stored message, content, progression or branch metadata is written, and no private
 lionagi state (render caches included) is touched. No I/O.
@@ -48,8 +53,7 @@ lionagi state (render caches included) is touched. No I/O.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping, Sequence
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
@@ -67,21 +71,19 @@ from lionagi_turns.core.history import (
     select_ids,
 )
 from lionagi_turns.core.memo import using
+from lionagi_turns.core.plan import Plan, ready
 from lionagi_turns.core.profile import (
-    NO_MEMO,
     SEED_PROFILE,
     Bounded,
     CompileProfile,
     Kept,
     Memo,
-    Walk,
     chosen_memo,
 )
 from lionagi_turns.core.react import react_step
 from lionagi_turns.core.render import own_copy
+from lionagi_turns.core.rendered import RenderedPart
 from lionagi_turns.core.rendering import (
-    RenderedPart,
-    assistant_text,
     current_record,
     history_record,
     render_current,
@@ -93,15 +95,7 @@ from lionagi_turns.core.values import check_text, naming_record
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("RenderedPart", "Trace", "compile_chat_request", "compile_traced")
-
-# The names amendment1 and the prompt-cache profile imported from here before the render pass
-# had a module of its own.
-_assistant_text, _history_record, _current_record = (
-    assistant_text,
-    history_record,
-    current_record,
-)
+__all__ = ("PASSES", "Plan", "RenderedPart", "Trace", "compile_chat_request", "compile_traced")
 
 
 def compile_chat_request(
@@ -117,18 +111,20 @@ def compile_chat_request(
     """
     return compile_traced(branch, request, react_context=react_context).compiled
 
+
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """Everything one compile decided, for the CLI and for profiles built on the seam.
+    """Everything one compile decided, for the CLI and for profiles built on the seam: the
+    finished ``Plan``'s decisions.
 
-    ``projected`` is the projection as walked, ``projection`` what the profile's bound kept
-    (the same object without a bound); ``fold`` is None when nothing is folded; ``parts``
-    holds every rendered turn in order, the current instruction last; ``reused`` counts the
-    leading rendered parts taken from the previous compile of the branch (``Memo.resume``;
-    0 when nothing was); ``current_context`` is the current instruction's prompt context the
-    ReAct step decided (None: its own); ``bounded`` is the profile bound's decision (None
-    without a bound). Projections and turns are frozen and may be shared with other
-    compiles' traces.
+    ``projected`` is the projection as walked, ``projection`` what rendered (the bound's and
+    the ReAct step's; the same object without either); ``fold`` is None when nothing is
+    folded; ``parts`` holds every rendered turn in order, the current instruction last;
+    ``reused`` counts the leading rendered parts taken from the previous compile of the
+    branch (``Memo.resume``; 0 when nothing was); ``current_context`` is the current
+    instruction's prompt context the ReAct step decided (None: its own); ``bounded`` is the
+    profile bound's decision (None without a bound). Projections and turns are frozen and
+    may be shared with other compiles' traces.
     """
 
     profile: CompileProfile
@@ -164,89 +160,43 @@ def compile_traced(
     chooser's pick (the fast path's switch, read once per compile), ``NO_MEMO`` without one.
     The output is the same under every memo."""
     memo = chosen_memo() if memo is None else memo
-    token = _memo.set(memo)
-    try:
-        with memo.compiling(), using(memo):
-            return _compile_traced(branch, request, profile, react_context)
-    finally:
-        _memo.reset(token)
+    plan = Plan(branch, request, profile, memo, react_context)
+    with memo.compiling(), using(memo):
+        for step in PASSES:
+            plan = step(plan)
+        return Trace(
+            profile=profile,
+            view=plan.view,
+            projected=ready(plan.projected, "projected"),
+            projection=ready(plan.projection, "projection"),
+            parts=ready(plan.parts, "parts"),
+            fold=plan.fold,
+            rendered=plan.rendered,
+            stable_blocks=profile.stable_blocks(branch, request),
+            compiled=ready(plan.compiled, "compiled"),
+            reused=plan.reused,
+            current_context=plan.current_context,
+            bounded=plan.bounded,
+        )
 
 
-_memo: ContextVar[Memo] = ContextVar("lionagi_turns_compile_memo", default=NO_MEMO)
+# --------------------------------------------------------------------------- pass 1
 
 
-def _compile_traced(
-    branch: Branch,
-    request: TurnRequest,
-    profile: CompileProfile,
-    react_context: Sequence[Any] | None,
-) -> Trace:
-    memo = _memo.get()  # the compile's (``compile_traced``)
-    _check_request(request)
-    items = _react_items(react_context)
-    view = select_ids(branch, request.progression)
-    key = profile.reuse
-    resumable = key is not None and not items and memo.keeps
-    resumed = memo.resume(branch, key, view) if resumable else None
-    walk: Walk | None = None
-    snap: object | None = None
-    if resumed is None:
-        snap = memo.snapshot(branch, view) if resumable else None
-        projected = project_history(branch, view)
-    else:
-        walk, projected, snap = resumed
-    projected.raise_first()  # from the full walk, before any bound
-    bounded = None if profile.bound is None else profile.bound(projected, request)
-    projection = projected if bounded is None else bounded.projection
-    projection, current_context = react_step(projection, request.instruction.content, items)
-    parts, plan = _plan_fold(branch, request, projection, profile, current_context, walk, memo)
-    rendered, messages, reused = render_turns(
-        branch, request, projection, profile, plan, current_context, walk, memo
-    )
-    current = rendered[-1]
-    _guard_current_turn(request.instruction.content, current.content)
-    with naming_record(functools.partial(current_record, request)):
-        instruction = durable_instruction(request.instruction)
-    compiled = CompiledChatRequest(
-        instruction=instruction,
-        messages=messages,
-        provider_kwargs=request.provider_kwargs,
-    )
-    if snap is not None:
-        history = rendered[:-1]
-        sent = messages[:-1] if current.message_index is not None else messages
-        memo.keep(Kept(branch, key, snap, walk, projected, projection, history, sent, reused, plan))
-    return Trace(
-        profile=profile,
-        view=view,
-        projected=projected,
-        projection=projection,
-        parts=parts,
-        fold=plan,
-        rendered=rendered,
-        stable_blocks=profile.stable_blocks(branch, request),
-        compiled=compiled,
-        reused=reused,
-        current_context=current_context,
-        bounded=bounded,
-    )
-
-
-# --------------------------------------------------------------------------- pass 0
-
-
-def _check_request(request: TurnRequest) -> None:
+def _check(plan: Plan) -> Plan:
     """The supplied instruction's content must be an ``InstructionContent``. Its own transient
     fields (``tool_schemas``, ``response_format``, ``structure``) are ignored, neither rendered
     nor recorded (ADR D1: the compiler replaces the copy's content with the durable fields and
     takes the call options from the request only)."""
-    content = request.instruction.content
+    content = plan.request.instruction.content
     if not isinstance(content, InstructionContent):
         raise TypeError(
             f"TurnRequest.instruction.content is {type(content).__name__}, not "
             "InstructionContent; build the instruction with "
             "branch.msgs.create_instruction(instruction=...)"
         )
+    items = _react_items(plan.react_context)
+    return plan if items is None else plan._replace(items=items)
 
 
 def _react_items(items: Sequence[Any] | None) -> tuple[Any, ...] | None:
@@ -260,22 +210,63 @@ def _react_items(items: Sequence[Any] | None) -> tuple[Any, ...] | None:
     return tuple(items)
 
 
-# --------------------------------------------------------------------------- pass 5
+# --------------------------------------------------------------------------- passes 2-6
 
 
-def _plan_fold(
-    branch: Branch,
-    request: TurnRequest,
-    projection: Projection,
-    profile: CompileProfile,
-    current_context: list[Any] | None,
-    walk: Walk | None,
-    memo: Memo,
-) -> tuple[FoldParts, FoldPlan | None]:
+def _select(plan: Plan) -> Plan:
+    view = select_ids(plan.branch, plan.request.progression)
+    resumable = plan.profile.reuse is not None and not plan.items and plan.memo.keeps
+    return plan._replace(view=view, resumable=resumable)
+
+
+def _project(plan: Plan) -> Plan:
+    """The previous walk continued when the memo has one for this view, else a full walk
+    (``project_history`` read from this module's globals at call time)."""
+    branch, view, memo = plan.branch, plan.view, plan.memo
+    if plan.resumable:
+        resumed = memo.resume(branch, plan.profile.reuse, view)
+        if resumed is not None:
+            walk, projected, snap = resumed
+            return plan._replace(walk=walk, snap=snap, projected=projected)
+        snap = memo.snapshot(branch, view)
+        return plan._replace(snap=snap, projected=project_history(branch, view))
+    return plan._replace(projected=project_history(branch, view))
+
+
+def _validate(plan: Plan) -> Plan:
+    projected = ready(plan.projected, "projected")
+    if projected.defects:  # from the full walk, before any bound
+        projected.raise_first()
+    return plan
+
+
+def _bound(plan: Plan) -> Plan:
+    projected = ready(plan.projected, "projected")
+    bound = plan.profile.bound
+    if bound is None:
+        return plan._replace(projection=projected)
+    bounded = bound(projected, plan.request)
+    return plan._replace(bounded=bounded, projection=bounded.projection)
+
+
+def _react(plan: Plan) -> Plan:
+    if not plan.items:
+        return plan
+    projection = ready(plan.projection, "projection")
+    stepped, context = react_step(projection, plan.request.instruction.content, plan.items)
+    return plan._replace(projection=stepped, current_context=context)
+
+
+# --------------------------------------------------------------------------- pass 7
+
+
+def _plan_fold(plan: Plan) -> Plan:
     """The fold's parts (all of them, folded or not) and, when a system or context part is
-    folded, the plan: the first retained instruction (else the current one) rendered with it.
-    A resumed compile takes the walk's plan when its target is the same turn object and the
-    folded parts are equal (the rendering reads nothing else)."""
+    folded, the fold plan: the first retained instruction (else the current one) rendered
+    with it. A resumed compile takes the walk's plan when its target is the same turn object
+    and the folded parts are equal (the rendering reads nothing else)."""
+    branch, request, profile = plan.branch, plan.request, plan.profile
+    projection = ready(plan.projection, "projection")
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     if system is not None and not system_text.isascii():
@@ -297,21 +288,31 @@ def _plan_fold(
         parts.guidance,
     )
     if not (folded.system or folded.context):
-        return parts, None
-    if walk is not None and turn is not None and (old := walk.plan) is not None:
+        return plan._replace(parts=parts)
+    return plan._replace(parts=parts, fold=_kept_fold(plan, target, turn, folded))
+
+
+def _kept_fold(
+    plan: Plan, target: int | None, turn: InstructionTurn | None, folded: FoldParts
+) -> FoldPlan:
+    """The fold plan for ``folded`` into ``turn`` (None: the current instruction)."""
+    walk, memo = plan.walk, plan.memo
+    projection = ready(plan.projection, "projection")
+    if walk is not None and turn is not None and target is not None and (old := walk.plan):
         turns = walk.projection.turns
-        same = target is not None and old.target == target and target < len(turns)
-        if same and turns[target] is turn and old.parts == folded:  # type: ignore[index]
-            return parts, FoldPlan(target, folded, old.encoding, own_copy(old.rendered))
+        same = old.target == target and target < len(turns) and turns[target] is turn
+        if same and old.parts == folded:
+            return FoldPlan(target, folded, old.encoding, own_copy(old.rendered))
     if turn is not None:
-        rendered, encoding = render_history(branch, turn, profile, folded, memo)
+        rendered, encoding = render_history(plan.branch, turn, plan.profile, folded, memo)
     else:
         rendered, encoding = render_current(
-            branch, request, projection, profile, current_context, folded, memo
-        )
+            plan.branch, plan.request, projection, plan.profile, plan.current_context,
+            folded, memo,
+        )  # fmt: skip
     if encoding is None:  # pragma: no cover - render_view returns an encoding with a fold
         raise AssertionError("a rendering that carries the fold must report its encoding")
-    return parts, FoldPlan(target, folded, encoding, rendered)
+    return FoldPlan(target, folded, encoding, rendered)
 
 
 def _fold_target(
@@ -327,10 +328,21 @@ def _fold_target(
             return index, turn
     return None, None
 
-# --------------------------------------------------------------------------- pass 7
+
+# --------------------------------------------------------------------------- passes 8-10
 
 
-def _guard_current_turn(content: InstructionContent, current: Any) -> None:
+def _render(plan: Plan) -> Plan:
+    rendered, messages, reused = render_turns(plan)
+    return plan._replace(rendered=rendered, messages=messages, reused=reused)
+
+
+def _guard(plan: Plan) -> Plan:
+    _guard_current_turn(plan.request.instruction.content, plan.rendered[-1].content)
+    return plan
+
+
+def _guard_current_turn(content: InstructionContent, current: object) -> None:
     has_text = bool(content.instruction or content.plain_content or content.images)
     if has_text and not current:
         raise EmptyOutgoingContentError(
@@ -340,3 +352,38 @@ def _guard_current_turn(content: InstructionContent, current: Any) -> None:
             f"images={len(content.images)}) but renders empty, so the model would receive "
             "no turn. Give it visible text (whitespace-only text renders empty)."
         )
+
+
+def _finish(plan: Plan) -> Plan:
+    request = plan.request
+    with naming_record(functools.partial(current_record, request)):
+        instruction = durable_instruction(request.instruction)
+    messages = plan.messages
+    compiled = CompiledChatRequest(
+        instruction=instruction, messages=messages, provider_kwargs=request.provider_kwargs
+    )
+    if plan.snap is not None:
+        current = plan.rendered[-1]
+        sent = messages[:-1] if current.message_index is not None else messages
+        plan.memo.keep(
+            Kept(
+                plan.branch, plan.profile.reuse, plan.snap, plan.walk,
+                ready(plan.projected, "projected"), ready(plan.projection, "projection"),
+                plan.rendered[:-1], sent, plan.reused, plan.fold,
+            )
+        )
+    return plan._replace(compiled=compiled)
+
+
+PASSES: tuple[Callable[[Plan], Plan], ...] = (
+    _check,
+    _select,
+    _project,
+    _validate,
+    _bound,
+    _react,
+    _plan_fold,
+    _render,
+    _guard,
+    _finish,
+)

@@ -62,6 +62,7 @@ from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import InstructionTurn, Projection, Turn
 from lionagi_turns.core.memo import PlainText, TextMemo, install_chooser
 from lionagi_turns.core.render import CallOptions, Content, Result, render_instruction
+from lionagi_turns.core.rendered import RenderedPart
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -131,7 +132,7 @@ class Walk(Protocol):
     def projection(self) -> Projection: ...
 
     @property
-    def history(self) -> Sequence[Any]: ...
+    def history(self) -> Sequence[RenderedPart]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +150,7 @@ class Kept:
     previous: Walk | None
     projected: Projection
     projection: Projection
-    history: Sequence[Any]
+    history: Sequence[RenderedPart]
     messages: Sequence[CompiledMessage]
     reused: int
     plan: FoldPlan | None
@@ -207,7 +208,9 @@ class Memo(TextMemo, Protocol):
         """How many leading ``turns`` are the very objects of the walk's turns."""
         ...
 
-    def reused(self, walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
+    def reused(
+        self, walk: Walk, count: int
+    ) -> tuple[list[RenderedPart], list[CompiledMessage]]:
         """The walk's first ``count`` rendered parts and the messages they produced."""
         ...
 
@@ -256,7 +259,9 @@ class NoMemo(PlainText):
     def reuse_prefix(self, walk: Walk, turns: Sequence[Turn]) -> int:
         return 0
 
-    def reused(self, walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
+    def reused(
+        self, walk: Walk, count: int
+    ) -> tuple[list[RenderedPart], list[CompiledMessage]]:
         return [], []
 
 

@@ -12,16 +12,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, assert_never
+from typing import TYPE_CHECKING, Any, assert_never
 
 from lionagi.protocols.messages import Instruction, MessageRole
 
 from lionagi_turns.core.contracts import CompiledMessage, TurnRequest
 from lionagi_turns.core.fold import Encoding, FoldParts, FoldPlan
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection
+from lionagi_turns.core.plan import Plan, ready
 from lionagi_turns.core.profile import CompileProfile, Memo, Walk
 from lionagi_turns.core.render import Content, ResultsSection, own_copy, render_view
+from lionagi_turns.core.rendered import RenderedPart
 from lionagi_turns.core.values import check_text, check_value, naming_record
 
 if TYPE_CHECKING:
@@ -38,48 +39,30 @@ __all__ = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedPart:
-    """One rendered turn: ``message_index`` is its index in ``compiled.messages``, None when
-    its rendering was falsy and so omitted."""
-
-    source: Literal["history", "current"]
-    role: MessageRole
-    content: Content
-    turn: InstructionTurn | AssistantTurn | None
-    message_index: int | None
-    folded: bool = False
-
-
 def render_turns(
-    branch: Branch,
-    request: TurnRequest,
-    projection: Projection,
-    profile: CompileProfile,
-    plan: FoldPlan | None,
-    current_context: list[Any] | None,
-    walk: Walk | None,
-    memo: Memo,
+    plan: Plan,
 ) -> tuple[tuple[RenderedPart, ...], tuple[CompiledMessage, ...], int]:
-    """Every rendered part (the current instruction last), the compiled messages and how many
-    leading parts ``walk`` supplied (``memo.resume``: the turns that are the same objects as
-    in the walk, its fold part replaced by this plan's)."""
+    """Every rendered part of ``plan`` (the current instruction last), the compiled messages
+    and how many leading parts ``plan.walk`` supplied (``memo.resume``: the turns that are the
+    same objects as in the walk, its fold part replaced by this plan's)."""
+    branch, request, profile, memo = plan.branch, plan.request, plan.profile, plan.memo
+    projection, fold, walk = ready(plan.projection, "projection"), plan.fold, plan.walk
     out: list[RenderedPart] = []
     messages: list[CompiledMessage] = []
     start = 0
     if walk is not None:
-        start = _reusable(walk, plan, memo.reuse_prefix(walk, projection.turns))
+        start = _reusable(walk, fold, memo.reuse_prefix(walk, projection.turns))
         if start:
             out, messages = memo.reused(walk, start)
-            if plan is not None and plan.target is not None and plan.target < start:
-                _refold(out, messages, plan)
-    _render_history_turns(branch, projection, profile, plan, memo, start, out, messages)
-    folded = plan is not None and plan.target is None
-    if plan is not None and folded:
-        current = plan.rendered
+            if fold is not None and fold.target is not None and fold.target < start:
+                _refold(out, messages, fold)
+    _render_history_turns(branch, projection, profile, fold, memo, start, out, messages)
+    folded = fold is not None and fold.target is None
+    if fold is not None and folded:
+        current = fold.rendered
     else:
         current = render_current(
-            branch, request, projection, profile, current_context, None, memo
+            branch, request, projection, profile, plan.current_context, None, memo
         )[0]
     current = own_copy(current)
     index = len(messages)

@@ -57,7 +57,7 @@ from lionagi_turns.core.contracts import CompiledMessage
 from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import Projection, Turn, extend_projection
 from lionagi_turns.core.render import own_copy
-from lionagi_turns.core.rendering import RenderedPart
+from lionagi_turns.core.rendered import RenderedPart
 from lionagi_turns.memo.identity import PerObject
 from lionagi_turns.memo.track import tracked as _trackable
 

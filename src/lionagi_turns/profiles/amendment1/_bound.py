@@ -39,8 +39,8 @@ from typing import Any
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
-from lionagi_turns.core.pipeline import _assistant_text, _history_record
 from lionagi_turns.core.profile import Bounded, chosen_memo
+from lionagi_turns.core.rendering import assistant_text, history_record
 from lionagi_turns.core.values import naming_record
 from lionagi_turns.memo.resume import same_prefix
 from lionagi_turns.profiles.amendment1 import _memory as _memory
@@ -287,9 +287,9 @@ class Bound:
     def _turn_size(self, turn: Turn) -> int:
         """One turn's share of its whole turn's history size (``_size``)."""
         if isinstance(turn, InstructionTurn):
-            with naming_record(_history_record(turn)):
+            with naming_record(history_record(turn)):
                 return self.meter.instruction(turn.message)
-        return self.meter.text(_assistant_text(turn))
+        return self.meter.text(assistant_text(turn))
 
     # ---------------------------------------------------------------------- tool_results
 

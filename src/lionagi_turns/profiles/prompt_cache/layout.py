@@ -63,7 +63,7 @@ from lionagi_turns.core.contracts import (
 )
 from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.history import select_ids
-from lionagi_turns.core.pipeline import Trace, _current_record, compile_traced
+from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
 from lionagi_turns.core.render import (
     CallOptions,
@@ -71,6 +71,7 @@ from lionagi_turns.core.render import (
     own_copy,
     render_view,
 )
+from lionagi_turns.core.rendering import current_record
 from lionagi_turns.core.values import check_value, naming_record
 from lionagi_turns.memo import resume as _resume
 from lionagi_turns.memo.yaml import minimal_yaml
@@ -261,7 +262,7 @@ def _durable_current(
     plain = not refs and request.response_format is None and request.structure is None
     if keep and trace.fold is None and plain:
         return trace.rendered[-1].content
-    with naming_record(_current_record(request)):
+    with naming_record(current_record(request)):
         durable, _ = render_view(
             request.instruction.content,
             results=trace.projection.pending,

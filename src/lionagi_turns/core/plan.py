@@ -1,0 +1,58 @@
+"""``Plan``: the one value a compile's passes hand on (``core.pipeline``).
+
+Guarantees: a plan is immutable; a pass returns a new plan with the fields it decides set and
+every other field as it received them (``Plan._replace``). The first four fields are the
+compile's inputs; each later field is None (or empty) until the pass named beside it ran,
+and ``ready`` turns reading one too early into an error instead of a None flowing on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from uuid import UUID
+
+from lionagi_turns.core.contracts import CompiledChatRequest, CompiledMessage, TurnRequest
+from lionagi_turns.core.fold import FoldParts, FoldPlan
+from lionagi_turns.core.history import Projection
+from lionagi_turns.core.profile import Bounded, CompileProfile, Memo, Walk
+from lionagi_turns.core.rendered import RenderedPart
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
+
+__all__ = ("Plan", "ready")
+
+T = TypeVar("T")
+
+
+class Plan(NamedTuple):
+    """One compile between two passes (the pass that sets each field in brackets)."""
+
+    branch: Branch
+    request: TurnRequest
+    profile: CompileProfile
+    memo: Memo
+    react_context: Sequence[Any] | None = None  # as the caller gave it
+    items: tuple[Any, ...] | None = None  # [check] the ReAct items, validated
+    view: tuple[UUID, ...] = ()  # [select]
+    resumable: bool = False  # [select] a walk may be resumed and kept
+    walk: Walk | None = None  # [project] the previous walk resumed, None: walked in full
+    snap: object | None = None  # [project] the memo's snapshot (None: nothing is kept)
+    projected: Projection | None = None  # [project] the full walk of the view
+    bounded: Bounded | None = None  # [bound] the profile's decision (None: no bound)
+    projection: Projection | None = None  # [bound, react] what renders
+    current_context: list[Any] | None = None  # [react] None: the current keeps its own
+    parts: FoldParts | None = None  # [plan fold] every fold part, folded or not
+    fold: FoldPlan | None = None  # [plan fold] None: nothing folded
+    rendered: tuple[RenderedPart, ...] = ()  # [render] the current instruction's last
+    messages: tuple[CompiledMessage, ...] = ()  # [render]
+    reused: int = 0  # [render] leading parts taken from ``walk``
+    compiled: CompiledChatRequest | None = None  # [finish]
+
+
+def ready(value: T | None, name: str) -> T:
+    """``value``, which the pass that sets plan field ``name`` has produced."""
+    if value is None:  # pragma: no cover - the pass order sets it first
+        raise AssertionError(f"Plan.{name} is read before the pass that sets it ran")
+    return value
