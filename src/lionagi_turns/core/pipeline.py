@@ -71,7 +71,8 @@ from lionagi_turns.core.history import (
     select_ids,
 )
 from lionagi_turns.core.memo import using
-from lionagi_turns.core.plan import Plan, ready
+from lionagi_turns.core.plan import EARLY as _EARLY
+from lionagi_turns.core.plan import Plan
 from lionagi_turns.core.profile import (
     SEED_PROFILE,
     Bounded,
@@ -164,16 +165,20 @@ def compile_traced(
     with memo.compiling(), using(memo):
         for step in PASSES:
             plan = step(plan)
+        projected, projection, parts = plan.projected, plan.projection, plan.parts
+        compiled = plan.compiled
+        assert projected is not None and projection is not None, _EARLY
+        assert parts is not None and compiled is not None, _EARLY
         return Trace(
             profile=profile,
             view=plan.view,
-            projected=ready(plan.projected, "projected"),
-            projection=ready(plan.projection, "projection"),
-            parts=ready(plan.parts, "parts"),
+            projected=projected,
+            projection=projection,
+            parts=parts,
             fold=plan.fold,
             rendered=plan.rendered,
             stable_blocks=profile.stable_blocks(branch, request),
-            compiled=ready(plan.compiled, "compiled"),
+            compiled=compiled,
             reused=plan.reused,
             current_context=plan.current_context,
             bounded=plan.bounded,
@@ -234,14 +239,16 @@ def _project(plan: Plan) -> Plan:
 
 
 def _validate(plan: Plan) -> Plan:
-    projected = ready(plan.projected, "projected")
+    projected = plan.projected
+    assert projected is not None, _EARLY
     if projected.defects:  # from the full walk, before any bound
         projected.raise_first()
     return plan
 
 
 def _bound(plan: Plan) -> Plan:
-    projected = ready(plan.projected, "projected")
+    projected = plan.projected
+    assert projected is not None, _EARLY
     bound = plan.profile.bound
     if bound is None:
         return plan._replace(projection=projected)
@@ -252,7 +259,8 @@ def _bound(plan: Plan) -> Plan:
 def _react(plan: Plan) -> Plan:
     if not plan.items:
         return plan
-    projection = ready(plan.projection, "projection")
+    projection = plan.projection
+    assert projection is not None, _EARLY
     stepped, context = react_step(projection, plan.request.instruction.content, plan.items)
     return plan._replace(projection=stepped, current_context=context)
 
@@ -266,7 +274,8 @@ def _plan_fold(plan: Plan) -> Plan:
     with it. A resumed compile takes the walk's plan when its target is the same turn object
     and the folded parts are equal (the rendering reads nothing else)."""
     branch, request, profile = plan.branch, plan.request, plan.profile
-    projection = ready(plan.projection, "projection")
+    projection = plan.projection
+    assert projection is not None, _EARLY
     system = branch.msgs.system
     system_text = system.rendered if system is not None else ""
     if system is not None and not system_text.isascii():
@@ -297,7 +306,8 @@ def _kept_fold(
 ) -> FoldPlan:
     """The fold plan for ``folded`` into ``turn`` (None: the current instruction)."""
     walk, memo = plan.walk, plan.memo
-    projection = ready(plan.projection, "projection")
+    projection = plan.projection
+    assert projection is not None, _EARLY
     if walk is not None and turn is not None and target is not None and (old := walk.plan):
         turns = walk.projection.turns
         same = old.target == target and target < len(turns) and turns[target] is turn
@@ -365,10 +375,11 @@ def _finish(plan: Plan) -> Plan:
     if plan.snap is not None:
         current = plan.rendered[-1]
         sent = messages[:-1] if current.message_index is not None else messages
+        projected, projection = plan.projected, plan.projection
+        assert projected is not None and projection is not None, _EARLY
         plan.memo.keep(
             Kept(
-                plan.branch, plan.profile.reuse, plan.snap, plan.walk,
-                ready(plan.projected, "projected"), ready(plan.projection, "projection"),
+                plan.branch, plan.profile.reuse, plan.snap, plan.walk, projected, projection,
                 plan.rendered[:-1], sent, plan.reused, plan.fold,
             )
         )

@@ -1,15 +1,15 @@
 """``Plan``: the one value a compile's passes hand on (``core.pipeline``).
 
 Guarantees: a plan is immutable; a pass returns a new plan with the fields it decides set and
-every other field as it received them (``Plan._replace``). The first four fields are the
+every other field as it received them (``Plan._replace``). The first five fields are the
 compile's inputs; each later field is None (or empty) until the pass named beside it ran,
-and ``ready`` turns reading one too early into an error instead of a None flowing on.
+and a pass asserts that the fields it reads are set (message ``EARLY``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple
 from uuid import UUID
 
 from lionagi_turns.core.contracts import CompiledChatRequest, CompiledMessage, TurnRequest
@@ -21,10 +21,7 @@ from lionagi_turns.core.rendered import RenderedPart
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("Plan", "ready")
-
-T = TypeVar("T")
-
+__all__ = ("EARLY", "Plan")
 
 class Plan(NamedTuple):
     """One compile between two passes (the pass that sets each field in brackets)."""
@@ -51,8 +48,5 @@ class Plan(NamedTuple):
     compiled: CompiledChatRequest | None = None  # [finish]
 
 
-def ready(value: T | None, name: str) -> T:
-    """``value``, which the pass that sets plan field ``name`` has produced."""
-    if value is None:  # pragma: no cover - the pass order sets it first
-        raise AssertionError(f"Plan.{name} is read before the pass that sets it ran")
-    return value
+# The message of the assertion a pass makes on a field an earlier pass sets.
+EARLY = "a pass read a Plan field before the pass that sets it ran (see core.pipeline.PASSES)"

@@ -19,7 +19,7 @@ from lionagi.protocols.messages import Instruction, MessageRole
 from lionagi_turns.core.contracts import CompiledMessage, TurnRequest
 from lionagi_turns.core.fold import Encoding, FoldParts, FoldPlan
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection
-from lionagi_turns.core.plan import Plan, ready
+from lionagi_turns.core.plan import EARLY, Plan
 from lionagi_turns.core.profile import CompileProfile, Memo, Walk
 from lionagi_turns.core.render import Content, ResultsSection, own_copy, render_view
 from lionagi_turns.core.rendered import RenderedPart
@@ -46,7 +46,8 @@ def render_turns(
     and how many leading parts ``plan.walk`` supplied (``memo.resume``: the turns that are the
     same objects as in the walk, its fold part replaced by this plan's)."""
     branch, request, profile, memo = plan.branch, plan.request, plan.profile, plan.memo
-    projection, fold, walk = ready(plan.projection, "projection"), plan.fold, plan.walk
+    projection, fold, walk = plan.projection, plan.fold, plan.walk
+    assert projection is not None, EARLY
     out: list[RenderedPart] = []
     messages: list[CompiledMessage] = []
     start = 0
