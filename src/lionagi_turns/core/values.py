@@ -72,12 +72,12 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 #: A JSON value as ``json.loads`` returns it (the shapes of tool schemas, provider content
 #: parts and request bodies); ``JsonObject`` is one JSON object.
-JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, JsonValue] | None"
-JsonObject: TypeAlias = "dict[str, JsonValue]"
+JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
+JsonObject: TypeAlias = dict[str, JsonValue]
 
 #: Where a checked item sits inside the value: None for the value itself, else the linked pair
 #: (where its container sits, the step into it: an index, a key or a ``_KeyOf``).
-_Where: TypeAlias = "tuple[_Where, object] | None"
+_Where: TypeAlias = tuple["_Where", object] | None
 
 
 def check_text(text: str, path: str) -> None:
