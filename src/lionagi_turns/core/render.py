@@ -57,7 +57,7 @@ __all__ = (
     "render_view",
 )
 
-Result = dict[str, Any]  # one folded action result
+Result = dict[str, object]  # one folded action result
 Part = JsonObject  # one part of a multimodal rendering
 Content = str | list[Part]
 ResultsSection = Callable[[Sequence[Result], Sequence[object]], str]
@@ -100,7 +100,7 @@ def render_instruction(
     results: Sequence[Result] = (),
     fold: str = "",
     section: str = "",
-    tool_schemas: Sequence[Result] = (),
+    tool_schemas: Sequence[JsonObject] = (),
     response_format: type[BaseModel] | JsonObject | BaseModel | None = None,
     structure: type | str | None = None,
 ) -> Content:
