@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
     from lionagi_turns.core.contracts import CompiledMessage
-    from lionagi_turns.core.rendering import RenderedPart
+    from lionagi_turns.core.rendered import RenderedPart
 
 __all__ = ("FAST", "FastMemo")
 
