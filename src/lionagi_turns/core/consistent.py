@@ -19,17 +19,21 @@ branch's message pile ``pile`` (``branch.msgs.messages``): ``branch.progression`
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from lionagi.protocols.generic.element import Element
     from lionagi.protocols.generic.pile import Pile
 
 __all__ = ("TRIES", "read_order")
 
 TRIES = 16
 
+_E = TypeVar("_E", bound="Element")
+_T = TypeVar("_T")
 
-def read_order(pile: Pile[Any], order: Iterable[Any]) -> tuple[Any, ...]:
+
+def read_order(pile: Pile[_E], order: Iterable[_T]) -> tuple[_T, ...]:
     """``tuple(order)`` read under ``pile``'s lock, as of one moment (module rules)."""
     with pile.lock:
         for _ in range(TRIES - 1):

@@ -26,7 +26,7 @@ from lionagi.protocols.messages import Instruction, MessageRole
 from pydantic import BaseModel
 
 from lionagi_turns.core.errors import RESERVED_KEY_ERROR
-from lionagi_turns.core.values import naming_record, shown
+from lionagi_turns.core.values import JsonObject, naming_record, shown
 
 __all__ = (
     "RESERVED_PROVIDER_KEY",
@@ -47,11 +47,11 @@ def register_html_view(view: Callable[[CompiledChatRequest], str]) -> None:
     _HTML_VIEW["view"] = view
 
 
-def _set(obj: object, name: str, value: Any) -> None:
+def _set(obj: object, name: str, value: object) -> None:
     object.__setattr__(obj, name, value)
 
 
-def _check_instruction(value: Any) -> None:
+def _check_instruction(value: object) -> None:
     if not isinstance(value, Instruction):
         raise TypeError(
             "TurnRequest.instruction must be a lionagi Instruction, got "
@@ -60,7 +60,7 @@ def _check_instruction(value: Any) -> None:
         )
 
 
-def _read_only(mapping: Mapping[str, Any], owner: str) -> Mapping[str, Any]:
+def _read_only(mapping: Mapping[str, object], owner: str) -> Mapping[str, object]:
     """A deep-copied, read-only view of ``mapping``; the caller's object is not retained."""
     if (type(mapping) is MappingProxyType or type(mapping) is dict) and not mapping:
         return MappingProxyType({})  # the default: nothing to check or copy
@@ -134,7 +134,7 @@ class CompiledMessage:
     """One provider-neutral message: a role and its rendered content, nothing else."""
 
     role: MessageRole
-    content: str | list[dict[str, Any]]
+    content: str | list[JsonObject]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,11 +149,11 @@ class TurnRequest:
 
     instruction: Instruction
     progression: tuple[UUID, ...] | None = None
-    tool_schemas: tuple[dict[str, Any], ...] = ()
-    response_format: type[BaseModel] | dict[str, Any] | BaseModel | None = None
+    tool_schemas: tuple[JsonObject, ...] = ()
+    response_format: type[BaseModel] | JsonObject | BaseModel | None = None
     structure: type[Structure] | str | None = None
     context_blocks: tuple[ContextBlock, ...] = ()
-    provider_kwargs: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    provider_kwargs: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:
         _check_instruction(self.instruction)
@@ -164,7 +164,7 @@ class TurnRequest:
         _set(self, "context_blocks", _context_blocks(self.context_blocks))
         _set(self, "provider_kwargs", _read_only(self.provider_kwargs, "TurnRequest"))
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> TurnRequest:
+    def __deepcopy__(self, memo: dict[int, object]) -> TurnRequest:
         """An equal request with its own instruction copy (a read-only mapping cannot be
         deep-copied by ``copy`` itself; construction copies everything else)."""
         return dataclasses.replace(self, instruction=copy.deepcopy(self.instruction, memo))
@@ -181,7 +181,7 @@ class CompiledChatRequest:
 
     instruction: Instruction
     messages: tuple[CompiledMessage, ...]
-    provider_kwargs: Mapping[str, Any]
+    provider_kwargs: Mapping[str, object]
 
     def __post_init__(self) -> None:
         _set(self, "messages", tuple(self.messages))
@@ -203,7 +203,7 @@ class CompiledChatRequest:
         view = _HTML_VIEW.get("view")
         return None if view is None else view(self)
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> CompiledChatRequest:
+    def __deepcopy__(self, memo: dict[int, object]) -> CompiledChatRequest:
         """An equal compiled request sharing no mutable object with this one."""
         return CompiledChatRequest(
             instruction=copy.deepcopy(self.instruction, memo),
@@ -214,7 +214,9 @@ class CompiledChatRequest:
         )
 
 
-def _ordered(value: Any, name: str, what: str, single: tuple[type, ...] = ()) -> tuple[Any, ...]:
+def _ordered(
+    value: object, name: str, what: str, single: tuple[type, ...] = ()
+) -> tuple[Any, ...]:
     """``value`` as a tuple, refusing what is not an ordered sequence of items: a str, bytes,
     mapping, set or non-iterable, or one item of the kind the sequence holds (``single``)."""
     if isinstance(value, set | frozenset):
@@ -230,7 +232,7 @@ def _ordered(value: Any, name: str, what: str, single: tuple[type, ...] = ()) ->
     return tuple(value)
 
 
-def _progression(value: Any) -> tuple[UUID, ...] | None:
+def _progression(value: object) -> tuple[UUID, ...] | None:
     if value is None:
         return None
     ids = _ordered(value, "progression", "None or a sequence of UUIDs")
@@ -244,7 +246,7 @@ def _progression(value: Any) -> tuple[UUID, ...] | None:
     return ids
 
 
-def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
+def _tool_schemas(value: object) -> tuple[JsonObject, ...]:
     if value is None or (type(value) is tuple and not value):  # the default
         return ()
     items = _ordered(value, "tool_schemas", "a sequence of schema dicts")
@@ -258,7 +260,7 @@ def _tool_schemas(value: Any) -> tuple[dict[str, Any], ...]:
         return tuple(copy.deepcopy(dict(s)) for s in items)
 
 
-def _response_format(value: Any) -> Any:
+def _response_format(value: object) -> type[BaseModel] | JsonObject | BaseModel | None:
     if value is None:
         return None
     if isinstance(value, type) and issubclass(value, BaseModel):
@@ -272,7 +274,7 @@ def _response_format(value: Any) -> Any:
     )
 
 
-def _check_structure(value: Any) -> None:
+def _check_structure(value: object) -> None:
     if value is None or isinstance(value, str):
         return
     if isinstance(value, type) and issubclass(value, Structure):
@@ -283,7 +285,7 @@ def _check_structure(value: Any) -> None:
     )
 
 
-def _context_blocks(value: Any) -> tuple[ContextBlock, ...]:
+def _context_blocks(value: object) -> tuple[ContextBlock, ...]:
     if value is None or (type(value) is tuple and not value):  # the default
         return ()
     blocks = _ordered(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
@@ -29,6 +29,14 @@ __all__ = (
 
 LEGACY_TRANSIENT_KEYS = frozenset({"tool_schemas", "response_format", "structure"})
 
+_T = TypeVar("_T")
+
+
+class _Own(Protocol):
+    """How a durable copy takes a value it keeps: a deep copy, or the value itself."""
+
+    def __call__(self, value: _T, /) -> _T: ...
+
 
 @dataclass(slots=True)
 class DurableInstructionContent:
@@ -36,7 +44,7 @@ class DurableInstructionContent:
 
     instruction: str | None = None
     guidance: str | None = None
-    prompt_context: list[Any] = field(default_factory=list)
+    prompt_context: list[object] = field(default_factory=list)
     plain_content: str | None = None
     images: list[str] = field(default_factory=list)
     image_detail: Literal["low", "high", "auto"] | None = None
@@ -50,7 +58,7 @@ class DurableInstructionContent:
         if not isinstance(self.images, list):
             raise TypeError(f"images must be a list, got {type(self.images).__name__}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """All six fields, deep-copied; nothing else."""
         return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
 
@@ -87,7 +95,7 @@ class DurableInstructionContent:
         return cls._of(content, copy.deepcopy)
 
     @classmethod
-    def _of(cls, content: InstructionContent, own: Any) -> DurableInstructionContent:
+    def _of(cls, content: InstructionContent, own: _Own) -> DurableInstructionContent:
         """The durable part of ``content``, its guidance and context items passed through
         ``own`` (a deep copy, or the identity when the caller's construction copies them)."""
         return cls(
@@ -103,7 +111,7 @@ class DurableInstructionContent:
         """A lionagi InstructionContent with these fields and no call options."""
         return self._content(copy.deepcopy(self.guidance), copy.deepcopy(self.prompt_context))
 
-    def _content(self, guidance: Any, prompt_context: list[Any]) -> InstructionContent:
+    def _content(self, guidance: str | None, prompt_context: list[object]) -> InstructionContent:
         return InstructionContent(
             instruction=self.instruction,
             guidance=guidance,
@@ -114,7 +122,7 @@ class DurableInstructionContent:
         )
 
 
-def _itself(value: Any) -> Any:
+def _itself(value: _T) -> _T:
     return value
 
 
@@ -144,7 +152,7 @@ def durable_instruction(source: Instruction) -> Instruction:
     # rendering the copy never writes into the source's private state) in which the source's
     # content is the durable one — the memo maps it, so it is never copied itself — and its
     # ids are themselves (a UUID is immutable).
-    memo: dict[int, Any] = {id(original): content}
+    memo: dict[int, object] = {id(original): content}
     for value in source.__dict__.values():
         if type(value) is UUID:
             memo[id(value)] = value

@@ -33,12 +33,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 import yaml
 
 from lionagi_turns.core.memo import active
-from lionagi_turns.core.values import check_value
+from lionagi_turns.core.values import JsonObject, check_value
 
 __all__ = (
     "Encoding",
@@ -59,7 +59,7 @@ _EMPTY_DOC = "{}"  # lionagi's rendering of an instruction with no visible secti
 _BLOCK_BREAKERS = frozenset("\r\x85\u2028\u2029\ufeff")
 
 
-def guidance_text(guidance: Any) -> str:
+def guidance_text(guidance: object) -> str:
     """Guidance as text for the fold: falsy guidance (None, "", {}, [], 0) is absent, as in
     lionagi's fold; strings are kept as they are; anything else is minimal YAML."""
     if not guidance:
@@ -96,7 +96,7 @@ class FoldPlan:
     target: int | None
     parts: FoldParts
     encoding: Encoding
-    rendered: str | list[dict[str, Any]]
+    rendered: str | list[JsonObject]
 
 
 def guidance_part(text: str) -> str:
@@ -141,7 +141,7 @@ def loads_back(yaml_text: str, fold: str) -> bool:
     return isinstance(loaded, dict) and loaded.get("Guidance") == fold
 
 
-def encode(text_with: Callable[[Any], str], fold: str, section: str) -> tuple[str, Encoding]:
+def encode(text_with: Callable[[str | None], str], fold: str, section: str) -> tuple[str, Encoding]:
     """The target's structured text carrying ``fold`` (``text_with(guidance)`` renders the
     instruction with that guidance) and the rung that produced it (module contract)."""
     text = text_with(fold)
@@ -157,7 +157,7 @@ def encode(text_with: Callable[[Any], str], fold: str, section: str) -> tuple[st
     return (fold if rest in ("", _EMPTY_DOC) else f"{fold}\n\n{rest}"), "fold-first"
 
 
-def _splice_guidance(text_with: Callable[[Any], str], fold: str) -> str | None:
+def _splice_guidance(text_with: Callable[[str | None], str], fold: str) -> str | None:
     """Render with a placeholder guidance, then put ``fold`` in as a YAML literal block; None
     when no literal block can carry ``fold``."""
     text = text_with(_FOLD_SLOT)

@@ -59,7 +59,7 @@ def canonical_key(value: Any, _depth: int = 0) -> Hashable | None:
     return (tag, tuple(keys))
 
 
-def _container_tag(value: Any, kind: type) -> str | None:
+def _container_tag(value: object, kind: type) -> str | None:
     """"d"/"l"/"t" for a dict/list/tuple whose equality is its base class's, else None."""
     for base, tag in _TAGS:
         if isinstance(value, base):
@@ -68,8 +68,8 @@ def _container_tag(value: Any, kind: type) -> str | None:
 
 
 def merge_results(
-    context: Sequence[Any], results: Sequence[Any], *, path: str = "prompt_context"
-) -> list[Any]:
+    context: Sequence[object], results: Sequence[object], *, path: str = "prompt_context"
+) -> list[object]:
     """``context`` followed by each result not equal to an item already present (ADR D2 step
     2), earlier results of the same batch included: the outcome of ``result not in merged``
     for each result in turn, in time linear in the number of keyed values. A comparison that
@@ -99,7 +99,7 @@ def merge_results(
     return merged
 
 
-def _equal(merged: list[Any], index: int, result: Any, path: str) -> bool:
+def _equal(merged: list[object], index: int, result: object, path: str) -> bool:
     item = merged[index]
     if item is result:
         return True

@@ -26,12 +26,12 @@ Rules for one image string (history and current instructions alike):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 from urllib.parse import urlsplit
 
 from lionagi.protocols.messages.instruction import _DATA_IMAGE_RE, InstructionContent
 
-from lionagi_turns.core.values import shown
+from lionagi_turns.core.values import JsonObject, shown
 
 __all__ = ("IMAGE_DETAILS", "check_image_detail", "http_url", "image_part")
 
@@ -67,7 +67,7 @@ def _looks_http(url: str) -> bool:
     return url.lstrip(_LEADING)[:8].lower().startswith(("http:", "https:"))
 
 
-def check_image_detail(detail: Any) -> None:
+def check_image_detail(detail: object) -> None:
     """ValueError unless ``detail`` is None or one of ``IMAGE_DETAILS``."""
     if detail is not None and (not isinstance(detail, str) or detail not in IMAGE_DETAILS):
         raise ValueError(
@@ -75,7 +75,7 @@ def check_image_detail(detail: Any) -> None:
         )
 
 
-def image_part(url: Any, detail: Any) -> dict[str, Any]:
+def image_part(url: object, detail: str | None) -> JsonObject:
     """One image as lionagi shapes it, with only the checks that need no network."""
     if not isinstance(url, str):
         raise TypeError(
@@ -95,8 +95,9 @@ def image_part(url: Any, detail: Any) -> dict[str, Any]:
     return _lionagi_part(url, detail)
 
 
-def _lionagi_part(url: str, detail: Any) -> dict[str, Any]:
-    part: dict[str, Any] = InstructionContent._format_image_item(url, detail)
+def _lionagi_part(url: str, detail: str | None) -> JsonObject:
+    # lionagi annotates ``detail`` as str, yet passes its own None default (no detail) here
+    part: JsonObject = InstructionContent._format_image_item(url, cast(str, detail))
     return part
 
 

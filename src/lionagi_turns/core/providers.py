@@ -11,18 +11,18 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from lionagi.protocols.messages import MessageRole
 from lionagi.protocols.messages.validators import validate_image_url
 
 from lionagi_turns.core.contracts import CompiledChatRequest
 from lionagi_turns.core.parts import http_url
+from lionagi_turns.core.values import JsonObject
 
 __all__ = ("check_image_hosts", "to_provider_messages")
 
 
-def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
+def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, str | list[JsonObject]]]:
     """``[{"role": <str>, "content": <str | list>}]`` in compiled order; list content is
     deep-copied, so mutating the result never changes ``compiled`` (text is immutable and
     shared as it is)."""
@@ -45,7 +45,7 @@ def to_provider_messages(compiled: CompiledChatRequest) -> list[dict[str, Any]]:
 _USER, _ASSISTANT = str(MessageRole.USER.value), str(MessageRole.ASSISTANT.value)
 
 
-def check_image_hosts(messages: Iterable[Mapping[str, Any]]) -> None:
+def check_image_hosts(messages: Iterable[Mapping[str, object]]) -> None:
     """Raise ValueError (naming the message index and URL) for an http(s) image whose host
     lionagi refuses; data URIs need no check. An ``image_url`` part without a URL string
     (``{"image_url": {"url": <str>}}``) is a TypeError: it cannot be checked, so it is not

@@ -35,12 +35,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from lionagi.protocols.messages.instruction import InstructionContent
+from pydantic import BaseModel
 
 from lionagi_turns.core.fold import Encoding, encode, guidance_text, holds_section
 from lionagi_turns.core.memo import active, section_doc
 from lionagi_turns.core.merge import merge_results
 from lionagi_turns.core.parts import check_image_detail, image_part
-from lionagi_turns.core.values import check_text, check_value
+from lionagi_turns.core.values import JsonObject, check_text, check_value
 
 # guidance_text, holds_section and merge_results are re-exported because 0.1's
 # ``lionagi_turns.render`` offered them and ``_moved`` serves that path from this module.
@@ -56,8 +57,8 @@ __all__ = (
     "render_view",
 )
 
-Result = dict[str, Any]  # one folded action result
-Part = dict[str, Any]  # one part of a multimodal rendering
+Result = dict[str, object]  # one folded action result
+Part = JsonObject  # one part of a multimodal rendering
 Content = str | list[Part]
 ResultsSection = Callable[[Sequence[Result], Sequence[object]], str]
 
@@ -66,9 +67,9 @@ ResultsSection = Callable[[Sequence[Result], Sequence[object]], str]
 class CallOptions:
     """The call options an instruction renders with; empty for a historical view (D1)."""
 
-    tool_schemas: Sequence[Any] = ()
-    response_format: Any = None
-    structure: Any = None
+    tool_schemas: Sequence[JsonObject] = ()
+    response_format: type[BaseModel] | JsonObject | BaseModel | None = None
+    structure: type | str | None = None
 
 
 HISTORICAL = CallOptions()
@@ -99,9 +100,9 @@ def render_instruction(
     results: Sequence[Result] = (),
     fold: str = "",
     section: str = "",
-    tool_schemas: Sequence[Result] = (),
-    response_format: Any = None,
-    structure: Any = None,
+    tool_schemas: Sequence[JsonObject] = (),
+    response_format: type[BaseModel] | JsonObject | BaseModel | None = None,
+    structure: type | str | None = None,
 ) -> Content:
     """Render one instruction as the provider sees it (``render_view`` without a context
     override or results section; the encoding is dropped)."""

@@ -41,7 +41,8 @@ import re
 import reprlib
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from types import TracebackType
+from typing import Any, Literal, TypeAlias
 
 from lionagi._errors import EmptyOutgoingContentError
 from lionagi.libs.schema.minimal_yaml import MinimalDumper
@@ -49,6 +50,8 @@ from lionagi.libs.schema.minimal_yaml import MinimalDumper
 __all__ = (
     "MAX_DEPTH",
     "MAX_SHARED_ITEMS",
+    "JsonObject",
+    "JsonValue",
     "check_text",
     "check_value",
     "naming_record",
@@ -67,6 +70,15 @@ _PLAIN = frozenset({str, bool, float, type(None)})
 _EXIT = object()  # stack marker: leave the container below it
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+#: A JSON value as ``json.loads`` returns it (the shapes of tool schemas, provider content
+#: parts and request bodies); ``JsonObject`` is one JSON object.
+JsonValue: TypeAlias = str | int | float | bool | list["JsonValue"] | dict[str, "JsonValue"] | None
+JsonObject: TypeAlias = dict[str, JsonValue]
+
+#: Where a checked item sits inside the value: None for the value itself, else the linked pair
+#: (where its container sits, the step into it: an index, a key or a ``_KeyOf``).
+_Where: TypeAlias = tuple["_Where", object] | None
+
 
 def check_text(text: str, path: str) -> None:
     """Raise ValueError naming ``path`` when ``text`` holds a lone surrogate; cheap for ASCII
@@ -75,7 +87,7 @@ def check_text(text: str, path: str) -> None:
         _surrogate(path, None, found)
 
 
-def _surrogate(path: str, where: Any, found: re.Match[str], key: bool = False) -> None:
+def _surrogate(path: str, where: _Where, found: re.Match[str], key: bool = False) -> None:
     what = "a key that holds" if key else "text holding"
     raise ValueError(
         f"{_where(path, where)} is {what} a lone surrogate (U+{ord(found.group()):04X} at "
@@ -85,13 +97,13 @@ def _surrogate(path: str, where: Any, found: re.Match[str], key: bool = False) -
     )
 
 
-def check_value(value: Any, path: str) -> None:
+def check_value(value: object, path: str) -> None:
     """Raise ValueError/TypeError (see the module rules) naming ``path`` and the place inside
     ``value``; return None when lionagi can render ``value`` deterministically."""
     # stack entries: (value, where, depth) or (_EXIT, id, 0); ``where`` is a linked tuple
     # (parent, step) turned into text only for an error message.
     stack: list[tuple[Any, Any, int]] = [(value, None, 0)]
-    open_ids: dict[int, Any] = {}  # id of each container being walked -> where it is
+    open_ids: dict[int, _Where] = {}  # id of each container being walked -> where it is
     seen: set[int] = set()  # id of every container walked (kept alive by ``value``)
     shared_items = 0
     representers = MinimalDumper.yaml_representers
@@ -120,11 +132,11 @@ def check_value(value: Any, path: str) -> None:
 
 def _enter(
     item: dict[Any, Any] | list[Any] | tuple[Any, ...],
-    where: Any,
+    where: _Where,
     depth: int,
     path: str,
     stack: list[tuple[Any, Any, int]],
-    open_ids: dict[int, Any],
+    open_ids: dict[int, _Where],
     seen: set[int],
     shared_items: int,
 ) -> int:
@@ -174,7 +186,7 @@ def _enter(
 
 
 def _check_leaf(
-    item: object, kind: type, path: str, where: Any, representers: Mapping[Any, object]
+    item: object, kind: type, path: str, where: _Where, representers: Mapping[object, object]
 ) -> None:
     """A value that is neither plain, an int nor a dict/list/tuple: an empty set, or a type
     lionagi's YAML renderer represents; anything else is the error naming it."""
@@ -200,7 +212,7 @@ def _check_leaf(
     )
 
 
-def _check_int(value: int, path: str, where: Any) -> None:
+def _check_int(value: int, path: str, where: _Where) -> None:
     limit = sys.get_int_max_str_digits()
     if limit and value.bit_length() > limit * 3:  # at least `limit` decimal digits
         try:
@@ -222,12 +234,12 @@ class _KeyOf:
 
     __slots__ = ("key",)
 
-    def __init__(self, key: Any) -> None:
+    def __init__(self, key: object) -> None:
         self.key = key
 
 
-def _where(path: str, where: Any) -> str:
-    steps: list[Any] = []
+def _where(path: str, where: _Where) -> str:
+    steps: list[object] = []
     while where is not None:
         where, step = where
         steps.append(step)
@@ -261,7 +273,7 @@ _REPR.maxstring = _REPR.maxother = _REPR.maxlong = 78
 _REPR.maxlevel = 3
 
 
-def shown(value: Any) -> str:
+def shown(value: object) -> str:
     """``value`` for an error text: its ``repr`` bounded to 80 characters (containers and long
     texts are elided, so the work is bounded too), or ``a <type>`` when its ``repr`` raises."""
     try:
@@ -288,7 +300,12 @@ class naming_record:  # a context manager used like a function: ``with naming_re
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> Literal[False]:
         if exc is None or not isinstance(exc, Exception):
             return False
         if isinstance(exc, EmptyOutgoingContentError | MemoryError):

@@ -31,6 +31,7 @@ from lionagi.protocols.generic.progression import Progression
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.values import JsonObject
 
 if TYPE_CHECKING:
     from lionagi.operations.types import ChatParam
@@ -172,14 +173,14 @@ def isolate_instruction(instruction: T) -> T:
     return instruction
 
 
-def _given(param: Any, name: str) -> Any:
+def _given(param: ChatParam, name: str) -> Any:
     value = getattr(param, name, None)
     if value is None or param._is_sentinel(value):
         return None
     return value
 
 
-def _tool_schemas(content_value: Any, param_value: Any) -> tuple[dict[str, Any], ...]:
+def _tool_schemas(content_value: object, param_value: object) -> tuple[JsonObject, ...]:
     value = content_value if content_value else param_value
     if not value:
         return ()

@@ -24,10 +24,13 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.integration._originals import ANTHROPIC, original
 from lionagi_turns.profiles.prompt_cache.blocks import SegmentedBlocks
+
+if TYPE_CHECKING:
+    from lionagi.providers.anthropic.messages import AnthropicMessagesEndpoint
 
 __all__ = ("LOOKBACK", "SegmentedBlocks", "create_payload", "place_segment_marks")
 
@@ -44,7 +47,10 @@ def _lionagi_create_payload() -> Callable[..., Any]:
 
 
 def create_payload(
-    self: Any, request: Any, extra_headers: dict[str, Any] | None = None, **kwargs: Any
+    self: AnthropicMessagesEndpoint,
+    request: object,
+    extra_headers: dict[str, str] | None = None,
+    **kwargs: Any,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """``AnthropicMessagesEndpoint.create_payload`` with the segment marks (module rules)."""
     original = _lionagi_create_payload()
@@ -74,7 +80,7 @@ def _markable(block: object) -> bool:
 
 
 def place_segment_marks(
-    payload: dict[str, Any], stable_count: int, previous_end: int | None
+    payload: dict[str, object], stable_count: int, previous_end: int | None
 ) -> None:
     """Replace the payload's system and message marks with the segment marks (module rules)."""
     marks = _Marks.of(payload)
@@ -151,6 +157,6 @@ class _Marks:
         self.budget -= 1
 
 
-def _block_count(message: Mapping[str, Any]) -> int:
+def _block_count(message: Mapping[str, object]) -> int:
     content = message.get("content")
     return len(content) if isinstance(content, list) else 1

@@ -32,7 +32,7 @@ It does not write to the branch.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi_turns.core.contracts import TurnRequest
 from lionagi_turns.core.history import HistoryError
@@ -45,6 +45,7 @@ from lionagi_turns.integration._warnings import warn_once
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
+    from lionagi.service.imodel import iModel
     from lionagi.service.token_budget import TokenBudget
     from lionagi.session.branch import Branch
 
@@ -85,7 +86,7 @@ def used_tokens(branch: Branch) -> int:
     return _count(model, kwargs)
 
 
-def _count(model: Any, kwargs: dict[str, Any]) -> int:
+def _count(model: iModel, kwargs: dict[str, object]) -> int:
     from lionagi.service.connections.api_calling import estimate_payload_input_tokens
 
     payload, _headers = model.endpoint.create_payload(request=dict(kwargs))
@@ -93,7 +94,7 @@ def _count(model: Any, kwargs: dict[str, Any]) -> int:
     return counted if counted else int(estimate_payload_input_tokens(kwargs))
 
 
-def _view_kwargs(branch: Branch) -> dict[str, Any]:
+def _view_kwargs(branch: Branch) -> dict[str, object]:
     view = list(branch.progression)
     newest = newest_instruction(branch)
     if newest is None:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
 from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.core.values import JsonObject
 from lionagi_turns.integration._anthropic import SegmentedBlocks, place_segment_marks
 from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, compile_cached
 
@@ -32,7 +33,7 @@ __all__ = ("compile_for_prompt_cache", "prompt_cache_traced", "prompt_cache_view
 
 
 def compile_for_prompt_cache(
-    branch: Branch, request: TurnRequest, react_context: Sequence[Any] | None = None
+    branch: Branch, request: TurnRequest, react_context: Sequence[object] | None = None
 ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
     """The compiled request and its ordered system blocks (module contract); ``react_context``
     is lionagi's ``_react_context`` of a running ReAct turn (the compiler's ReAct step)."""
@@ -46,7 +47,7 @@ def compile_for_prompt_cache(
 
 
 def prompt_cache_view(
-    branch: Branch, request: TurnRequest, tool_schemas: list[Any] | None = None
+    branch: Branch, request: TurnRequest, tool_schemas: list[JsonObject] | None = None
 ) -> dict[str, Any]:
     """The prompt-cache compile of ``request`` as plain data (module contract).
 
@@ -57,7 +58,7 @@ def prompt_cache_view(
 
 
 def prompt_cache_traced(
-    branch: Branch, request: TurnRequest, tool_schemas: list[Any] | None = None
+    branch: Branch, request: TurnRequest, tool_schemas: list[JsonObject] | None = None
 ) -> tuple[dict[str, Any], CachedCompile]:
     """``prompt_cache_view`` and the compile it shows (its trace holds the fold plan)."""
     result = compile_cached(branch, request, tool_schemas, audit=True)

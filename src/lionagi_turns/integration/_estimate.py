@@ -31,10 +31,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi_turns.core.consistent import read_order
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.values import JsonObject
 from lionagi_turns.integration._adapters import context_blocks_from_report
 from lionagi_turns.integration._compile import provider_kwargs
 from lionagi_turns.integration._handover import Handover
@@ -63,10 +64,10 @@ __all__ = (
 class TurnOptions:
     """The call options one compiled turn had (``TurnRequest`` fields D1 keeps off records)."""
 
-    tool_schemas: tuple[dict[str, Any], ...]
-    response_format: type[BaseModel] | dict[str, Any] | BaseModel | None
+    tool_schemas: tuple[JsonObject, ...]
+    response_format: type[BaseModel] | JsonObject | BaseModel | None
     structure: type[Structure] | str | None
-    provider_kwargs: Mapping[str, Any]
+    provider_kwargs: Mapping[str, object]
 
 
 # Same identity rules as the structure hand-over: an entry lives exactly as long as its

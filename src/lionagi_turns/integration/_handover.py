@@ -1,6 +1,6 @@
 """Values handed from the adapter to a later lionagi step, keyed by a recorded object.
 
-``Handover(key_of)`` maps an owner (a recorded lionagi message) to one value, keyed by the
+``Handover(key_of)`` maps an owner (a recorded lionagi Instruction) to one value, keyed by the
 identity of ``key_of(owner)``:
 
 - ``put(owner, value)`` keeps ``value`` exactly as long as ``owner`` lives (a finalizer drops
@@ -17,7 +17,10 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from lionagi.protocols.messages import Instruction
 
 __all__ = ("Handover",)
 
@@ -27,25 +30,25 @@ V = TypeVar("V")
 class Handover(Generic[V]):
     """See the module contract."""
 
-    def __init__(self, key_of: Callable[[Any], Any]) -> None:
+    def __init__(self, key_of: Callable[[Instruction], object]) -> None:
         self._key_of = key_of
-        self._entries: dict[int, tuple[weakref.ref[object], V]] = {}
+        self._entries: dict[int, tuple[weakref.ref[Instruction], V]] = {}
         self._lock = threading.Lock()
 
-    def put(self, owner: object, value: V) -> None:
+    def put(self, owner: Instruction, value: V) -> None:
         key = id(self._key_of(owner))
         ref = weakref.ref(owner)
         with self._lock:
             self._entries[key] = (ref, value)
         weakref.finalize(owner, self._forget, key, ref)
 
-    def _forget(self, key: int, ref: weakref.ref[object]) -> None:
+    def _forget(self, key: int, ref: weakref.ref[Instruction]) -> None:
         with self._lock:
             entry = self._entries.get(key)
             if entry is not None and entry[0] is ref:
                 del self._entries[key]
 
-    def owner(self, key: object) -> object:
+    def owner(self, key: object) -> Instruction | None:
         with self._lock:
             entry = self._entries.get(id(key))
         return None if entry is None else entry[0]()

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi_turns.integration._compile import compile_call
 
 if TYPE_CHECKING:
     from lionagi.operations.types import ChatParam
     from lionagi.protocols.messages import Instruction
+    from lionagi.service.imodel import iModel
     from lionagi.session.branch import Branch
 
 __all__ = (
@@ -55,13 +56,13 @@ class _Built:
 class _Compiled:
     branch: Branch
     instruction: Instruction
-    kwargs: dict[str, Any]
+    kwargs: dict[str, object]
 
 
 @dataclass(frozen=True, slots=True)
 class _Calling:
     branch: Branch
-    imodel: object
+    imodel: iModel | None
     built: _Built | None
     compiled: _Compiled | None
 
@@ -78,12 +79,12 @@ def note_built(branch: Branch, instruction: Instruction, param: ChatParam) -> No
     _compiled.set(None)
 
 
-def note_compiled(branch: Branch, instruction: Instruction, kwargs: dict[str, Any]) -> None:
+def note_compiled(branch: Branch, instruction: Instruction, kwargs: dict[str, object]) -> None:
     """Remember the kwargs the call in this task compiled for ``instruction`` on ``branch``."""
     _compiled.set(_Compiled(branch, instruction, dict(kwargs)))
 
 
-async def emit_api_pre_call(branch: Branch, imodel: object) -> None:
+async def emit_api_pre_call(branch: Branch, imodel: iModel | None) -> None:
     """lionagi's ``emit_api_pre_call``, with this call marked in progress while it runs."""
     from lionagi.operations import _api_hooks
 
@@ -105,7 +106,7 @@ async def emit_api_pre_call(branch: Branch, imodel: object) -> None:
         _compiled.set(None)
 
 
-def request_in_call(branch: Branch) -> tuple[Any, dict[str, Any]] | None:
+def request_in_call(branch: Branch) -> tuple[iModel, dict[str, object]] | None:
     """The call in progress's model and the kwargs it sends (``messages`` included), or None
     outside an API_PRE_CALL emit for ``branch`` (see the contract)."""
     calling = _calling.get()
@@ -118,18 +119,18 @@ def request_in_call(branch: Branch) -> tuple[Any, dict[str, Any]] | None:
     return model, dict(kwargs)
 
 
-def payload_in_call(branch: Branch) -> dict[str, Any] | None:
+def payload_in_call(branch: Branch) -> dict[str, object] | None:
     """The provider payload of the request the call in progress sends (see the contract)."""
     found = request_in_call(branch)
     if found is None:
         return None
     model, kwargs = found
     payload, _headers = model.endpoint.create_payload(request=kwargs)
-    result: dict[str, Any] = payload
+    result: dict[str, object] = payload
     return result
 
 
-def _kwargs(calling: _Calling) -> dict[str, Any] | None:
+def _kwargs(calling: _Calling) -> dict[str, object] | None:
     built, compiled = calling.built, calling.compiled
     if compiled is not None and (built is None or compiled.instruction is built.instruction):
         return compiled.kwargs

@@ -19,7 +19,6 @@ import importlib
 import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from lionagi_turns.core.support import REQUIREMENT, SUPPORTED_LIONAGI, IntegrationError, supports
 from lionagi_turns.integration._anthropic import create_payload as anthropic_create_payload
@@ -65,7 +64,7 @@ class Target:
     site: str  # module whose attribute is rebound
     name: str
     origin: str  # module defining lionagi's original
-    replacement: Callable[..., Any]
+    replacement: Callable[..., object]
 
 
 TARGETS: tuple[Target, ...] = (
@@ -93,10 +92,10 @@ TARGETS: tuple[Target, ...] = (
 FOLD_DEFAULT = (FOLD, "ContextFold.__init__(estimate=)")
 
 
-def fold_kwdefaults() -> dict[str, Any]:
+def fold_kwdefaults() -> dict[str, object]:
     """``ContextFold.__init__.__kwdefaults__`` (the live dict: writing to it patches)."""
     init = importlib.import_module(FOLD).ContextFold.__init__
-    defaults: dict[str, Any] = init.__kwdefaults__
+    defaults: dict[str, object] = init.__kwdefaults__
     return defaults
 
 

@@ -180,7 +180,7 @@ def _warn_legacy(unsupported: list[str]) -> None:
 
 @dataclass(frozen=True, slots=True)
 class _Msgs:
-    messages: Any
+    messages: Pile[Message]
     system: System | None
 
 

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from uuid import UUID
 
+    from lionagi.protocols.messages import RoledMessage
     from lionagi.session.branch import Branch
 
 __all__ = (
@@ -99,7 +100,7 @@ def run_turn_ended(turn: list[UUID]) -> None:
 class _Walked:
     """The ids walked on one branch object, and the instruction left open at their end."""
 
-    ref: weakref.ReferenceType[Any]
+    ref: weakref.ReferenceType[Branch]
     ids: list[UUID] = field(default_factory=list)
     open_id: UUID | None = None
 
@@ -118,8 +119,8 @@ def _state(branch: Branch) -> _Walked:
     return state
 
 
-def _forget(key: int) -> Callable[[Any], None]:
-    def drop(ref: Any) -> None:
+def _forget(key: int) -> Callable[[weakref.ReferenceType[Branch]], None]:
+    def drop(ref: weakref.ReferenceType[Branch]) -> None:
         found = _walked.get(key)
         if found is not None and found.ref is ref:
             del _walked[key]
@@ -134,7 +135,7 @@ def _unanswered(branch: Branch, state: _Walked) -> list[UUID]:
     walked = len(state.ids)
     if not (walked <= len(ids) and ids[:walked] == state.ids):
         state.ids, state.open_id, walked = [], None, 0
-    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[UUID, RoledMessage] = branch.msgs.messages.collections  # type: ignore[has-type]
     found: list[UUID] = []
     open_id = state.open_id
     for uid in ids[walked:]:

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi.protocols.messages import AssistantResponse, Instruction
 from lionagi.service.connections.agentic_endpoint import AgenticEndpoint
@@ -98,7 +98,7 @@ def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:
     request_model: type[BaseModel] | None = getattr(endpoint_type, "_request_model", None)
     if request_model is None:
         return False
-    data: dict[str, Any] = {"messages": [dict(m) for m in PROBE_CONVERSATION]}
+    data: dict[str, object] = {"messages": [dict(m) for m in PROBE_CONVERSATION]}
     if "resume" in request_model.model_fields or not getattr(
         endpoint_type, "_filter_model_fields", True
     ):

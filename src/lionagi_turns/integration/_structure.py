@@ -12,8 +12,9 @@ call's Structure.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from lionagi_turns.core.values import JsonObject
 from lionagi_turns.integration._adapters import isolate_instruction
 from lionagi_turns.integration._handover import Handover
 from lionagi_turns.integration._in_call import note_built
@@ -33,7 +34,7 @@ structures: Handover[Structure] = Handover(lambda owner: owner.content)
 
 def remember_structure(
     owner: Instruction,
-    response_format: type[BaseModel] | dict[str, Any] | BaseModel | None,
+    response_format: type[BaseModel] | JsonObject | BaseModel | None,
     structure: type[Structure] | str | None,
 ) -> None:
     """Keep the Structure lionagi builds for ``response_format`` for ``owner``'s content (no-op

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from uuid import UUID
 
     from lionagi.protocols.generic.progression import Progression
+    from lionagi.protocols.messages import RoledMessage
     from lionagi.session.branch import Branch
 
 __all__ = (
@@ -71,7 +72,7 @@ def _turn_end(branch: Branch, progression: Progression, ins_id: UUID) -> int | N
         start = ids.index(ins_id)
     except ValueError:
         return None
-    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[UUID, RoledMessage] = branch.msgs.messages.collections  # type: ignore[has-type]
     end = start + 1
     while end < len(ids):
         msg = pile.get(ids[end])
@@ -106,8 +107,8 @@ async def record_unanswered(
     )  # type: ignore[call-arg]  # lionagi's pydantic model fills the default channel
     marker.metadata[UNANSWERED_KEY] = {"instruction": str(instruction.id), "reason": reason}
     await branch.msgs.a_add_message(assistant_response=marker)
-    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    recorded: Any = pile[marker.id]
+    pile: dict[UUID, RoledMessage] = branch.msgs.messages.collections  # type: ignore[has-type]
+    recorded: RoledMessage = pile[marker.id]
     _place(manager_progression, recorded.id, end)
     view = branch.metadata.get("current_progression")
     if view is not None and view is not manager_progression:

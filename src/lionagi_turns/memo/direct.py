@@ -190,7 +190,7 @@ def _literal(text: str, indent: int) -> str:
     return " |" + hint + "\n" + "".join(lines)
 
 
-def _number(value: Any) -> str:
+def _number(value: int | float) -> str:
     tag, text, style = _yaml.REPRESENTERS[type(value)](_yaml.PROBE, value)
     if style is not None or not text or _BLOCKED.search(text) is not None:
         raise _Undecided

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 import yaml as _pyyaml
@@ -28,9 +28,12 @@ from lionagi_turns.memo.yaml import chosen_instruction_text, chosen_yaml, in_dom
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
+    from lionagi_turns.core.contracts import CompiledMessage
+    from lionagi_turns.core.rendered import RenderedPart
+
 __all__ = ("FAST", "FastMemo")
 
-_C_LOADER: type[Any] | None = getattr(_pyyaml, "CSafeLoader", None)
+_C_LOADER: type | None = getattr(_pyyaml, "CSafeLoader", None)
 
 
 class FastMemo:
@@ -105,7 +108,9 @@ class FastMemo:
     def reuse_prefix(self, walk: Walk, turns: Sequence[Turn]) -> int:
         return resume.same_prefix(turns, walk.projection.turns)
 
-    def reused(self, walk: Walk, count: int) -> tuple[list[Any], list[Any]]:
+    def reused(
+        self, walk: Walk, count: int
+    ) -> tuple[list[RenderedPart], list[CompiledMessage]]:
         if not isinstance(walk, resume.Walk):
             raise TypeError(f"reused needs a walk FAST kept, got {type(walk).__name__}")
         return resume.reused(walk, count)

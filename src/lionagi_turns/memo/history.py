@@ -30,7 +30,7 @@ from lionagi.protocols.messages.instruction import InstructionContent
 from lionagi.protocols.messages.message import _TrackedDict, _TrackedList
 
 from lionagi_turns.core.parts import check_image_detail
-from lionagi_turns.core.render import merge_results, render_instruction
+from lionagi_turns.core.render import Content, Result, merge_results, render_instruction
 from lionagi_turns.core.values import check_value
 from lionagi_turns.memo.yaml import fast_yaml, section_doc
 
@@ -39,13 +39,13 @@ __all__ = ("render_history",)
 _CONTEXT_LISTS = (list, _TrackedList)
 
 
-def render_history(content: Any, results: Sequence[dict[str, Any]] = ()) -> Any:
+def render_history(content: InstructionContent, results: Sequence[Result] = ()) -> Content:
     """Exactly ``render_instruction(content, results=results)`` (see the module docstring)."""
     text = _fast_text(content, results)
     return render_instruction(content, results=results) if text is None else text
 
 
-def _fast_text(content: Any, results: Sequence[dict[str, Any]]) -> str | None:
+def _fast_text(content: InstructionContent, results: Sequence[Result]) -> str | None:
     if (
         type(content) is not InstructionContent
         or not (content.plain_content is None or content.plain_content.__class__ is str)
@@ -72,7 +72,7 @@ _DICTS = (dict, _TrackedDict)
 _PAIRS = 256  # more dict comparisons than this: the reference's linear fold is cheaper
 
 
-def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[Any]:
+def _merge(context: Sequence[Any], results: Sequence[Result]) -> list[object]:
     """``merge_results(context, results)``: each result not equal to (or identical with) an
     item already present is appended, earlier results included.
 
@@ -99,7 +99,7 @@ def _merge(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[An
     return merged
 
 
-def _reference(context: Sequence[Any], results: Sequence[dict[str, Any]]) -> list[Any]:
+def _reference(context: Sequence[object], results: Sequence[Result]) -> list[object]:
     for result in results:
         check_value(result, "folded action result")
     return merge_results(context, results)

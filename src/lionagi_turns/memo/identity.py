@@ -20,7 +20,7 @@ import functools
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 __all__ = ("PerObject",)
 
@@ -31,17 +31,17 @@ class PerObject(Generic[V]):
     """See the module rules."""
 
     def __init__(self) -> None:
-        self._entries: dict[int, tuple[weakref.ReferenceType[Any], V]] = {}
+        self._entries: dict[int, tuple[weakref.ReferenceType[object], V]] = {}
         # re-entrant: a collection triggered inside a locked write may run _drop on this thread
         self._lock = threading.RLock()
 
-    def get(self, owner: Any) -> V | None:
+    def get(self, owner: object) -> V | None:
         entry = self._entries.get(id(owner))
         if entry is None or entry[0]() is not owner:
             return None
         return entry[1]
 
-    def put(self, owner: Any, value: V) -> bool:
+    def put(self, owner: object, value: V) -> bool:
         """Keep ``value`` for ``owner``; False (nothing kept) when it has no weak reference."""
         slot = id(owner)
         with self._lock:
@@ -56,7 +56,7 @@ class PerObject(Generic[V]):
             self._entries[slot] = (ref, value)
             return True
 
-    def setdefault(self, owner: Any, make: Callable[[], V]) -> V | None:
+    def setdefault(self, owner: object, make: Callable[[], V]) -> V | None:
         """``owner``'s value, a new ``make()`` kept for it when it has none; None when it has
         no weak reference."""
         found = self.get(owner)
@@ -65,7 +65,7 @@ class PerObject(Generic[V]):
         value = make()
         return value if self.put(owner, value) else None
 
-    def forget(self, owner: Any) -> None:
+    def forget(self, owner: object) -> None:
         with self._lock:
             entry = self._entries.get(id(owner))
             if entry is not None and entry[0]() is owner:
@@ -82,7 +82,7 @@ class PerObject(Generic[V]):
         """Entries whose owner is gone (0 once every pending collection callback has run)."""
         return sum(1 for ref, _ in list(self._entries.values()) if ref() is None)
 
-    def _drop(self, slot: int, dead: weakref.ReferenceType[Any]) -> None:
+    def _drop(self, slot: int, dead: weakref.ReferenceType[object]) -> None:
         with self._lock:
             entry = self._entries.get(slot)
             if entry is not None and entry[0] is dead:

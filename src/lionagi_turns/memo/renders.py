@@ -46,6 +46,7 @@ import functools
 import threading
 import weakref
 from collections.abc import Sequence
+from types import MethodType
 from typing import Any
 
 from lionagi.protocols.messages import ActionResponse, Instruction
@@ -70,7 +71,8 @@ __all__ = (
 
 _Ref = weakref.ReferenceType
 # id(message) -> (weakref to message, revisions, weakrefs to the contents' anchors, rendering)
-_Entry = tuple["_Ref[Instruction]", tuple[int, ...], tuple["_Ref[Any]", ...], Any]
+# (anchors: weakrefs to the revision callbacks, methods bound to the contents; ``track.anchor``)
+_Entry = tuple["_Ref[Instruction]", tuple[int, ...], tuple["_Ref[MethodType]", ...], Content]
 _entries: dict[int, _Entry] = {}
 _lock = threading.RLock()  # re-entrant: an eviction callback may fire inside _store
 
@@ -155,13 +157,13 @@ def clear() -> None:
         _entries.clear()
 
 
-def snapshot() -> dict[int, Any]:
+def snapshot() -> dict[int, _Entry]:
     """The current entries (for the benchmark: one cache state per compile profile)."""
     with _lock:
         return dict(_entries)
 
 
-def restore(entries: dict[int, Any]) -> None:
+def restore(entries: dict[int, _Entry]) -> None:
     """Replace every entry by a ``snapshot()``'s (entries whose message died since are
     dropped: their eviction may already have run)."""
     with _lock:
@@ -170,7 +172,7 @@ def restore(entries: dict[int, Any]) -> None:
 
 
 def _revisions(
-    content: Any, results: Sequence[Result], sources: Sequence[ActionResponse]
+    content: object, results: Sequence[Result], sources: Sequence[ActionResponse]
 ) -> tuple[int, ...] | None:
     """The ``_revision`` of each content the rendering reads, or None when uncacheable."""
     if len(results) != len(sources):
@@ -189,7 +191,9 @@ def _revisions(
     return tuple(key)
 
 
-def _anchors(content: Any, sources: Sequence[ActionResponse]) -> tuple[_Ref[Any], ...] | None:
+def _anchors(
+    content: object, sources: Sequence[ActionResponse]
+) -> tuple[_Ref[MethodType], ...] | None:
     refs = []
     for item in (content, *(s.content for s in sources)):
         ref = anchor(item)
@@ -200,7 +204,7 @@ def _anchors(content: Any, sources: Sequence[ActionResponse]) -> tuple[_Ref[Any]
 
 
 def _same_contents(
-    anchors: tuple[_Ref[Any], ...], content: Any, sources: Sequence[ActionResponse]
+    anchors: tuple[_Ref[MethodType], ...], content: object, sources: Sequence[ActionResponse]
 ) -> bool:
     if len(anchors) != len(sources) + 1:
         return False
@@ -215,7 +219,10 @@ def _same_contents(
 
 
 def _store(
-    message: Instruction, key: tuple[int, ...], anchors: tuple[_Ref[Any], ...], rendered: Any
+    message: Instruction,
+    key: tuple[int, ...],
+    anchors: tuple[_Ref[MethodType], ...],
+    rendered: Content,
 ) -> None:
     slot = id(message)
     ref = weakref.ref(message, functools.partial(_evict, slot))

@@ -17,7 +17,8 @@ import functools
 import threading
 import weakref
 from collections.abc import Callable
-from typing import Any
+from types import MethodType
+from typing import Any, cast
 
 from lionagi.protocols.messages.action_response import ActionResponseContent
 from lionagi.protocols.messages.instruction import InstructionContent
@@ -59,7 +60,7 @@ def trackable(content: object) -> bool:
 # the contents known to be trackable at that revision. An entry dies with its content (the
 # callback lives in the content's tracked containers), and identity is re-checked through the
 # callback's ``__self__``, so a recycled id() never matches. Only True verdicts are kept.
-_verdicts: dict[int, tuple[weakref.ReferenceType[Any], int]] = {}
+_verdicts: dict[int, tuple[weakref.ReferenceType[MethodType], int]] = {}
 _lock = threading.Lock()
 _TRACKED = (_TrackedList, _TrackedDict)
 _ANCHORS = ("prompt_context", "tool_schemas", "images", "arguments", "output")
@@ -86,22 +87,22 @@ def tracked(content: object) -> bool:
 
 
 def anchor(
-    content: Any, callback: Callable[[weakref.ReferenceType[Any]], Any] | None = None
-) -> weakref.ReferenceType[Any] | None:
+    content: object, callback: Callable[[weakref.ReferenceType[MethodType]], object] | None = None
+) -> weakref.ReferenceType[MethodType] | None:
     """A weak reference (with ``callback``) to a revision callback bound to ``content`` and
     held by one of its tracked containers, or None when it has none: while the reference
     lives, its ``__self__`` is ``content``, so it proves a content's identity without holding
     the content."""
     for name in _ANCHORS:
-        value: Any = getattr(content, name, None)
+        value: object = getattr(content, name, None)
         if type(value) in _TRACKED:
             touch = getattr(value, "_touch", None)
-            if getattr(touch, "__self__", None) is content:
-                return weakref.ref(touch, callback)
+            if getattr(touch, "__self__", None) is content:  # a method bound to ``content``
+                return weakref.ref(cast(MethodType, touch), callback)
     return None
 
 
-def _forget(slot: int, dead: weakref.ReferenceType[Any]) -> None:
+def _forget(slot: int, dead: weakref.ReferenceType[MethodType]) -> None:
     with _lock:
         entry = _verdicts.get(slot)
         if entry is not None and entry[0] is dead:

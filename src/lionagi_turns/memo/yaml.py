@@ -134,7 +134,7 @@ class _Outside(Exception):
     """The value left the proven domain: lionagi renders it."""
 
 
-def _scalar_event(value: Any) -> ScalarEvent:
+def _scalar_event(value: int | float) -> ScalarEvent:
     """The event the registered representer + serializer produce for a non-str leaf."""
     tag, text, style = _REPRESENTERS[type(value)](_PROBE, value)
     return ScalarEvent(
@@ -148,7 +148,7 @@ _SEQ_START = SequenceStartEvent(None, _SEQ_TAG, True, flow_style=False)
 _SEQ_END = SequenceEndEvent()
 _DOC_START = DocumentStartEvent(explicit=False)
 _DOC_END = DocumentEndEvent(explicit=False)
-_CONSTANTS: dict[Any, ScalarEvent] = {}
+_CONSTANTS: dict[bool, ScalarEvent] = {}
 
 
 def _str_event(text: str) -> ScalarEvent:

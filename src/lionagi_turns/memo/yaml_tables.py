@@ -60,7 +60,10 @@ DUMPER = _lionagi_yaml.MinimalDumper
 DOMAIN_TYPES: tuple[type, ...] = (str, int, float, bool, type(None), dict, list)
 # What lionagi's tables held at import: the fast path is proven for exactly these.
 REPRESENTERS: dict[type, Any] = {t: DUMPER.yaml_representers.get(t) for t in DOMAIN_TYPES}
-RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = DUMPER.yaml_implicit_resolvers
+#: One implicit resolver: the tag a plain scalar matching the pattern resolves to.
+Resolver = tuple[str, re.Pattern[str]]
+#: lionagi's implicit resolvers by a plain scalar's first character (None: any character).
+RESOLVERS: dict[str | None, list[Resolver]] = DUMPER.yaml_implicit_resolvers
 RESOLVER_SNAPSHOT = {k: list(v) for k, v in RESOLVERS.items()}
 RESOLVER_COUNT = sum(len(v) for v in RESOLVERS.values())
 IGNORE_ALIASES = DUMPER.ignore_aliases
@@ -86,7 +89,9 @@ class Probe:
     inf_value = yaml.representer.SafeRepresenter.inf_value
 
     @staticmethod
-    def represent_scalar(tag: str, value: str, style: str | None = None) -> tuple[Any, ...]:
+    def represent_scalar(
+        tag: str, value: str, style: str | None = None
+    ) -> tuple[str, str, str | None]:
         return (tag, value, style)
 
 
@@ -94,7 +99,7 @@ PROBE = Probe()
 
 
 # Implicit resolvers by first character (wildcards appended), as PyYAML's resolve() reads them.
-def resolvers_by_first() -> tuple[dict[Any, tuple[Any, ...]], tuple[Any, ...]]:
+def resolvers_by_first() -> tuple[dict[str, tuple[Resolver, ...]], tuple[Resolver, ...]]:
     wildcard = tuple(RESOLVER_SNAPSHOT.get(None, ()))
     table = {k: tuple(v) + wildcard for k, v in RESOLVER_SNAPSHOT.items() if k is not None}
     return table, wildcard
