@@ -74,12 +74,12 @@ class InstructionTurn:
 
     message: Instruction
     position: int
-    results: Sequence[dict[str, Any]] = ()
+    results: Sequence[dict[str, object]] = ()
     # The ActionResponse records ``results`` were projected from, in the same order.
     sources: Sequence[ActionResponse] = ()
-    context: Sequence[Any] | None = None
+    context: Sequence[object] | None = None
 
-    def with_context(self, context: Sequence[Any]) -> InstructionTurn:
+    def with_context(self, context: Sequence[object]) -> InstructionTurn:
         """This turn with ``context`` as its prompt context for one request."""
         return InstructionTurn(self.message, self.position, self.results, self.sources, context)
 
@@ -105,7 +105,7 @@ class Projection:
     """
 
     turns: Sequence[Turn]
-    pending: Sequence[dict[str, Any]]
+    pending: Sequence[dict[str, object]]
     defects: Sequence[Defect]
     pending_sources: Sequence[ActionResponse] = ()
 
@@ -130,7 +130,7 @@ def select_ids(branch: Branch, progression: tuple[UUID, ...] | None) -> tuple[UU
     return tuple(_as_uuid(item, i) for i, item in enumerate(items))
 
 
-def _as_uuid(item: Any, position: int) -> UUID:
+def _as_uuid(item: object, position: int) -> UUID:
     if isinstance(item, UUID):
         return item
     raw = getattr(item, "id", item)
@@ -143,7 +143,7 @@ def _as_uuid(item: Any, position: int) -> UUID:
         ) from None
 
 
-def action_result(response: ActionResponse) -> dict[str, Any]:
+def action_result(response: ActionResponse) -> dict[str, object]:
     """The provider-visible projection of one action response (ADR D2 step 2)."""
     content = response.content
     return {"function": content.function, "arguments": content.arguments, "output": content.output}
@@ -191,7 +191,7 @@ class _Walk:
     def __init__(
         self,
         turns: list[Turn],
-        pending: list[dict[str, Any]],
+        pending: list[dict[str, object]],
         pending_sources: list[ActionResponse],
         defects: list[Defect],
     ) -> None:
@@ -353,6 +353,6 @@ def _selection_defects(
             )
 
 
-def _role_of(msg: Any) -> str:
+def _role_of(msg: object) -> str:
     role = getattr(msg, "role", None)
     return role.value if isinstance(role, MessageRole) else str(role)

@@ -55,7 +55,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from lionagi._errors import EmptyOutgoingContentError
@@ -100,7 +100,7 @@ __all__ = ("PASSES", "Plan", "RenderedPart", "Trace", "compile_chat_request", "c
 
 
 def compile_chat_request(
-    branch: Branch, request: TurnRequest, *, react_context: Sequence[Any] | None = None
+    branch: Branch, request: TurnRequest, *, react_context: Sequence[object] | None = None
 ) -> CompiledChatRequest:
     """Compile ``request`` against ``branch``'s stored history (see the module rules).
 
@@ -138,7 +138,7 @@ class Trace:
     stable_blocks: tuple[str, ...]
     compiled: CompiledChatRequest
     reused: int = 0
-    current_context: list[Any] | None = None
+    current_context: list[object] | None = None
     bounded: Bounded | None = None
 
     @property
@@ -152,7 +152,7 @@ def compile_traced(
     request: TurnRequest,
     *,
     profile: CompileProfile = SEED_PROFILE,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     memo: Memo | None = None,
 ) -> Trace:
     """The pipeline of the module docstring under ``profile``, with what each pass decided.
@@ -204,7 +204,7 @@ def _check(plan: Plan) -> Plan:
     return plan if items is None else plan._replace(items=items)
 
 
-def _react_items(items: Sequence[Any] | None) -> tuple[Any, ...] | None:
+def _react_items(items: Sequence[object] | None) -> tuple[object, ...] | None:
     if items is None:
         return None
     if isinstance(items, str | bytes | Mapping) or not isinstance(items, Sequence):

@@ -9,7 +9,7 @@ and a pass asserts that the fields it reads are set (message ``EARLY``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from uuid import UUID
 
 from lionagi_turns.core.contracts import CompiledChatRequest, CompiledMessage, TurnRequest
@@ -30,8 +30,8 @@ class Plan(NamedTuple):
     request: TurnRequest
     profile: CompileProfile
     memo: Memo
-    react_context: Sequence[Any] | None = None  # as the caller gave it
-    items: tuple[Any, ...] | None = None  # [check] the ReAct items, validated
+    react_context: Sequence[object] | None = None  # as the caller gave it
+    items: tuple[object, ...] | None = None  # [check] the ReAct items, validated
     view: tuple[UUID, ...] = ()  # [select]
     resumable: bool = False  # [select] a walk may be resumed and kept
     walk: Walk | None = None  # [project] the previous walk resumed, None: walked in full
@@ -39,7 +39,7 @@ class Plan(NamedTuple):
     projected: Projection | None = None  # [project] the full walk of the view
     bounded: Bounded | None = None  # [bound] the profile's decision (None: no bound)
     projection: Projection | None = None  # [bound, react] what renders
-    current_context: list[Any] | None = None  # [react] None: the current keeps its own
+    current_context: list[object] | None = None  # [react] None: the current keeps its own
     parts: FoldParts | None = None  # [plan fold] every fold part, folded or not
     fold: FoldPlan | None = None  # [plan fold] None: nothing folded
     rendered: tuple[RenderedPart, ...] = ()  # [render] the current instruction's last

@@ -50,7 +50,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 from uuid import UUID
 
 from lionagi.protocols.messages import ActionResponse, Instruction
@@ -114,8 +114,8 @@ class CompileProfile:
     stable_blocks: Callable[[Branch, TurnRequest], tuple[str, ...]] = _no_blocks
     current_options: Callable[[Branch, TurnRequest], CallOptions] = _request_options
     history_options: Callable[[Branch, InstructionTurn], CallOptions | None] | None = None
-    results_section: Callable[[Sequence[dict[str, Any]], Sequence[Any]], str] | None = None
-    history_text: Callable[[Branch, InstructionTurn, Any], Any] | None = None
+    results_section: Callable[[Sequence[Result], Sequence[object]], str] | None = None
+    history_text: Callable[[Branch, InstructionTurn, Content], Content] | None = None
     reuse: Hashable | None = None
 
 

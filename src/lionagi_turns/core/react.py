@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from lionagi.protocols.messages.instruction import InstructionContent
 
@@ -35,12 +34,12 @@ from lionagi_turns.core.memo import active
 __all__ = ("react_step",)
 
 
-def _rendered(items: Sequence[Any]) -> list[str]:
+def _rendered(items: Sequence[object]) -> list[str]:
     yaml_text = active().yaml
     return [yaml_text([item]) for item in items]
 
 
-def _without(content: InstructionContent, shown: Sequence[str]) -> list[Any] | None:
+def _without(content: InstructionContent, shown: Sequence[str]) -> list[object] | None:
     """``content``'s prompt context without one held item per shown item, or None when it
     does not carry them all (see the module rules)."""
     if content.plain_content:
@@ -62,8 +61,8 @@ def _without(content: InstructionContent, shown: Sequence[str]) -> list[Any] | N
 
 
 def react_step(
-    projection: Projection, current: InstructionContent, items: Sequence[Any] | None
-) -> tuple[Projection, list[Any] | None]:
+    projection: Projection, current: InstructionContent, items: Sequence[object] | None
+) -> tuple[Projection, list[object] | None]:
     """Apply the step (module rules): ``projection`` with each later carrier replaced by a
     copy holding its reduced context (``projection`` itself when no turn changes), and the
     current instruction's prompt context for this request (None: it keeps its own)."""

@@ -191,7 +191,7 @@ def render_history(
 
 
 def _sectioned(
-    message: Instruction, results: Sequence[dict[str, Any]], section: ResultsSection, memo: Memo
+    message: Instruction, results: Sequence[dict[str, object]], section: ResultsSection, memo: Memo
 ) -> Content:
     """Exactly ``render_view(message.content, results=results, results_section=section)[0]``,
     its own part from the render cache: the durable rendering without results, then what
@@ -247,7 +247,7 @@ def render_current(
     request: TurnRequest,
     projection: Projection,
     profile: CompileProfile,
-    context: list[Any] | None,
+    context: list[object] | None,
     fold: FoldParts | None,
     memo: Memo,
 ) -> tuple[Content, Encoding | None]:
