@@ -28,9 +28,8 @@ After every entry the two bodies must be equal; whatever is left is ``unexplaine
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from lionagi_turns.characterize._facts import JsonObject
 from lionagi_turns.characterize._sections import (
@@ -69,13 +68,13 @@ class CacheComparison:
         return not self.unexplained
 
 
-def _blocks(content: Any) -> list[JsonObject]:
+def _blocks(content: str | Sequence[Mapping[str, object]]) -> list[JsonObject]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     return [dict(b) for b in content]
 
 
-def _marks(body: Body) -> list[tuple[str, int, int, Any]]:
+def _marks(body: Body) -> list[tuple[str, int, int, object]]:
     out = [("system", i, 0, b["cache_control"])
            for i, b in enumerate(body.get("system") or ()) if "cache_control" in b]
     for i, m in enumerate(body.get("messages") or ()):
@@ -109,7 +108,7 @@ def segment_marks(
     if _marks(legacy) != expected_legacy:
         return None
     compiled_marks = _marks(compiled)
-    predicted = [("system", stable - 1, 0, _H)]
+    predicted: list[tuple[str, int, int, object]] = [("system", stable - 1, 0, _H)]
     if len(compiled.get("system") or ()) > stable:
         predicted.append(("system", len(compiled["system"]) - 1, 0, _M))
     messages = compiled.get("messages") or ()
@@ -125,7 +124,7 @@ def segment_marks(
     return _unmarked(legacy), _unmarked(compiled)
 
 
-def _guidance_rewrite(text: str, change: Callable[[Any], Any | None]) -> str | None:
+def _guidance_rewrite(text: str, change: Callable[[str], str | None]) -> str | None:
     """``text`` with its Guidance section's value replaced by ``change(value)`` (None: not in
     the predicted form); the other sections keep their exact bytes."""
     sections = split_sections(text)
@@ -189,7 +188,7 @@ def conversation_segment(
         if not section:
             continue
 
-        def strip(g: Any, section: str = section) -> Any:
+        def strip(g: str, section: str = section) -> str | None:
             if g == section:
                 return ""
             return g[len(section) + 2:] if g.startswith(section + "\n\n") else None

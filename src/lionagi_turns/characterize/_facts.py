@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
@@ -82,7 +82,7 @@ class Facts:
         self.system: str = system.rendered if system is not None else ""
         self.has_system = system is not None
         self.blocks = request.context_blocks
-        self.pile: Mapping[UUID, Any] = _pile_of(branch)
+        self.pile: Mapping[UUID, object] = _pile_of(branch)
 
     @cached_property
     def view(self) -> tuple[UUID, ...]:
@@ -137,10 +137,9 @@ class Facts:
         return "\n\n".join(p for p in (self.system, self.envelope, guidance_text(guidance)) if p)
 
 
-def _pile_of(branch: Branch) -> Mapping[UUID, Any]:
+def _pile_of(branch: Branch) -> Mapping[UUID, object]:
     """``branch``'s stored messages by id (read only)."""
-    manager: Any = cast(Any, branch).msgs
-    pile: Mapping[UUID, Any] = manager.messages.collections
+    pile: Mapping[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     return pile
 
 
@@ -163,7 +162,7 @@ def plain_value(value: object) -> Any:
     return value
 
 
-def added_results(content: InstructionContent, results: Sequence[JsonObject]) -> list[Any]:
+def added_results(content: InstructionContent, results: Sequence[JsonObject]) -> list[object]:
     """The results folded into ``content``'s context: each one not equal to an item already
     there (ADR D2.2)."""
     merged = list(content.prompt_context)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
 from uuid import UUID
 
 from lionagi._errors import NotFoundError
@@ -204,7 +203,7 @@ def _rule_refusals(facts: Facts) -> list[str]:
         if isinstance(turn, InstructionTurn)
     ]
     folded.append((facts.request.instruction.content, facts.projection.pending))
-    checks: list[Any] = []
+    checks: list[Callable[..., object]] = []  # each called with no argument
     for content, results in folded:
         for index, result in enumerate(results):
             checks.append(lambda r=result, i=index: check_value(r, f"folded action result {i}"))

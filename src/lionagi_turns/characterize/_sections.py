@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 import yaml
 from lionagi.libs.schema.minimal_yaml import minimal_yaml
 
 
-def content_text(content: Any) -> str | None:
+def content_text(content: object) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list) and content and isinstance(content[0], dict):
@@ -27,7 +26,9 @@ def content_text(content: Any) -> str | None:
     return None
 
 
-def with_content_text(content: Any, text: str) -> Any:
+def with_content_text(
+    content: str | list[dict[str, object]], text: str
+) -> str | list[dict[str, object]]:
     if isinstance(content, str):
         return text
     return [{**content[0], "text": text}, *content[1:]]
@@ -61,7 +62,7 @@ def split_sections(text: str) -> list[tuple[str, str]] | None:
     ]
 
 
-def section_value(raw: str, key: str, last: bool) -> tuple[bool, Any]:
+def section_value(raw: str, key: str, last: bool) -> tuple[bool, object]:
     """``(True, value)`` for one raw section, or ``(False, None)`` if it does not load. The
     last section lost its line break to lionagi's final ``strip()``; it is loaded with one."""
     try:
@@ -85,7 +86,7 @@ def render_sections(sections: Sequence[tuple[str, str | None]]) -> str:
     return "".join([*inner, kept[-1]]).strip()
 
 
-def section_text(key: str, value: Any) -> str | None:
+def section_text(key: str, value: object) -> str | None:
     """``key: value`` as lionagi renders that section, or None when lionagi leaves it out."""
     if value in (None, "", [], {}):
         return None

@@ -26,7 +26,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from uuid import UUID
 
 import lionagi.operations.chat._prepare as _lionagi_prepare
 from lionagi.operations.types import ChatParam
@@ -57,7 +58,7 @@ def legacy_instruction(request: TurnRequest) -> Instruction:
     return copied
 
 
-def _chat_param(request: TurnRequest, progression: list[Any] | None) -> ChatParam:
+def _chat_param(request: TurnRequest, progression: list[UUID] | None) -> ChatParam:
     options: JsonObject = {
         "progression": progression,
         "tool_schemas": [copy.deepcopy(s) for s in request.tool_schemas] or None,
@@ -78,7 +79,7 @@ def legacy_messages(branch: Branch, request: TurnRequest) -> list[JsonObject]:
 
 
 def legacy_messages_for_view(
-    branch: Branch, request: TurnRequest, view: Sequence[Any]
+    branch: Branch, request: TurnRequest, view: Sequence[UUID]
 ) -> list[JsonObject]:
     """lionagi 0.36's provider messages for ``request`` with exactly ``view`` as the history,
     an empty view included.
@@ -98,7 +99,7 @@ def legacy_messages_for_view(
 
 
 def _run(
-    branch: Branch, request: TurnRequest, progression: list[Any] | None
+    branch: Branch, request: TurnRequest, progression: list[UUID] | None
 ) -> list[JsonObject]:
     blocks = [b.content for b in request.context_blocks]
     _, kw = LEGACY_PREPARE(

@@ -25,7 +25,7 @@ Warnings (the ADR's render rules kept, shown so nothing is sent unseen):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from rich.console import Console
@@ -51,6 +51,9 @@ from lionagi_turns.core.parts import check_image_detail
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.profiles.prompt_cache.layout import compile_cached
 from lionagi_turns.profiles.prompt_cache.record import record_data
+
+if TYPE_CHECKING:
+    from lionagi.session.branch import Branch
 
 __all__ = ("check_report", "next_step", "render_check", "short_ids")
 
@@ -139,9 +142,9 @@ def _rendered_warnings(trace: Trace) -> list[JsonObject]:
     return out
 
 
-def _record_warnings(branch: Any) -> list[JsonObject]:
+def _record_warnings(branch: Branch) -> list[JsonObject]:
     """The prompt-cache records of the view the profile does not use (module docstring)."""
-    pile: dict[UUID, Any] = branch.msgs.messages.collections
+    pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     view = select_ids(branch, None)
     if not any(record_data(pile.get(uid)) is not None for uid in view):
         return []
@@ -182,8 +185,7 @@ def check_report(loaded: LoadedBranch) -> JsonObject:
         else:
             warnings = _rendered_warnings(trace) + _record_warnings(branch)
     records = []
-    msgs: Any = branch.msgs
-    pile: dict[UUID, Any] = msgs.messages.collections
+    pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     for position, uid in enumerate(loaded.view):
         message = pile.get(uid)
         records.append(

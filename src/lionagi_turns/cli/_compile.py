@@ -15,7 +15,7 @@ for the next turn, else what ``--at K`` rebuilt (``_turn``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from rich.console import Console
 from rich.rule import Rule
@@ -165,7 +165,7 @@ _STYLES = {
 
 
 def _message_body(
-    out: Lines, content: Any, labels_for: Callable[[list[str]], dict[int, str]]
+    out: Lines, content: str | list[JsonObject], labels_for: Callable[[list[str]], dict[int, str]]
 ) -> None:
     """One line per shown line (see ``_views.bounded_rows``): the section label when the line
     belongs to the fold, and the line, inert; then one line per image."""

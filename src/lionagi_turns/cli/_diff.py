@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from rich.console import Console
 from rich.rule import Rule
@@ -92,7 +91,9 @@ def diff_report(
 
 
 def _message_diffs(
-    legacy: list[Any], compiled: list[Any], labels: Mapping[int, tuple[str, ...]]
+    legacy: Sequence[JsonObject],
+    compiled: Sequence[JsonObject],
+    labels: Mapping[int, tuple[str, ...]],
 ) -> list[JsonObject]:
     """Per message index: its unified diff lines (empty when equal) and its entry labels."""
     messages = []
@@ -112,8 +113,8 @@ def _message_diffs(
 
 
 def _both_sections(
-    loaded: LoadedBranch, spec: TurnSpec, legacy: Any
-) -> tuple[Any, Any]:
+    loaded: LoadedBranch, spec: TurnSpec, legacy: Sequence[JsonObject] | None
+) -> tuple[dict[str, dict[str, int]] | None, dict[str, dict[str, int]] | None]:
     """(the compiled turn's sections, lionagi's payload's sections); None for a side the
     compiler rejects or whose content no section can measure."""
     try:

@@ -27,7 +27,7 @@ starts ``git``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -113,7 +113,7 @@ def parse_branch(data: Any, path: str | Path = "<data>") -> LoadedBranch:
     return LoadedBranch(branch, str(path), view, view_name, notes)
 
 
-def _check_shape(data: Any, path: str | Path) -> None:
+def _check_shape(data: object, path: str | Path) -> None:
     expected = "expected the JSON object lionagi's Branch.to_dict() writes"
     if not isinstance(data, dict):
         raise BranchLoadError(
@@ -160,11 +160,11 @@ def _collection_ids(data: JsonObject, path: str | Path) -> list[UUID]:
     return ids
 
 
-def _ids(order: list[Any], where: str, path: str | Path) -> tuple[UUID, ...]:
+def _ids(order: Sequence[object], where: str, path: str | Path) -> tuple[UUID, ...]:
     return tuple(_uuid(item, f"{where}[{i}]", path) for i, item in enumerate(order))
 
 
-def _uuid(value: Any, where: str, path: str | Path) -> UUID:
+def _uuid(value: object, where: str, path: str | Path) -> UUID:
     if isinstance(value, str):
         try:
             return UUID(value)
@@ -251,7 +251,7 @@ def _view_ids(branch: Branch) -> list[UUID]:
     return [getattr(item, "id", item) for item in branch.progression]
 
 
-def _json_kind(value: Any) -> str:
+def _json_kind(value: object) -> str:
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):

@@ -24,7 +24,6 @@ import re
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 from lionagi_turns.cli._json import JsonObject
 
@@ -154,7 +153,7 @@ class _Duplicated(JsonObject):
         self.duplicates = duplicates
 
 
-def _object(pairs: list[tuple[str, Any]]) -> JsonObject:
+def _object(pairs: list[tuple[str, object]]) -> JsonObject:
     obj = dict(pairs)
     if len(obj) == len(pairs):
         return obj
@@ -167,26 +166,26 @@ def _object(pairs: list[tuple[str, Any]]) -> JsonObject:
     return _Duplicated(obj, duplicates)
 
 
-def _float(text: str) -> Any:
+def _float(text: str) -> float | _Refused:
     value = float(text)
     return value if math.isfinite(value) else _Refused(f"the number {text[:40]} overflows a float")
 
 
-def _int(text: str) -> Any:
+def _int(text: str) -> int | _Refused:
     try:
         return int(text)
     except ValueError:  # more digits than sys.get_int_max_str_digits()
         return _Refused(f"an integer of {len(text.lstrip('-')):,} digits is too long")
 
 
-def _constant(name: str) -> Any:
+def _constant(name: str) -> _Refused:
     return _Refused(f"{name} is not a JSON number (non-finite numbers are refused)")
 
 
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def parse_json(raw: bytes, path: str | Path = "<data>") -> Any:
+def parse_json(raw: bytes, path: str | Path = "<data>") -> object:
     """Strict UTF-8 JSON (see the module contract); BranchLoadError names the path inside the
     document of the first value it refuses."""
     try:
@@ -223,7 +222,7 @@ _ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 def _clean(data: object, surrogates: bool) -> bool:
     """True when ``_check_values`` would refuse nothing in ``data``: one walk with no paths
     kept; ``surrogates`` False skips the lone-surrogate search (the text has no such escape)."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
+    stack: list[tuple[object, int]] = [(data, 1)]
     search = LONE_SURROGATE.search
     while stack:
         value, depth = stack.pop()
@@ -247,7 +246,7 @@ def _clean(data: object, surrogates: bool) -> bool:
 
 def _check_values(data: object, path: str | Path) -> None:
     """Walk the parsed document once, iteratively, for the values ``parse_json`` refuses."""
-    stack: list[tuple[Any, int, tuple[Any, ...]]] = [(data, 1, ())]
+    stack: list[tuple[object, int, tuple[str | int, ...]]] = [(data, 1, ())]
     while stack:
         value, depth, trail = stack.pop()
         if depth > MAX_DEPTH:
@@ -274,7 +273,7 @@ def _check_values(data: object, path: str | Path) -> None:
             _refuse_at(path, trail, value.problem)
 
 
-def _refuse_at(path: str | Path, trail: tuple[Any, ...], problem: str) -> None:
+def _refuse_at(path: str | Path, trail: tuple[str | int, ...], problem: str) -> None:
     where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in trail).lstrip(".")
     raise BranchLoadError(path, f"{_escape(where) or 'the document'}: {problem}")
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from lionagi_turns.core.measure import count_tokens as _count_tokens
 
@@ -184,7 +183,7 @@ def _message(
 
 
 def measure(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[Mapping[str, object]],
     fold_index: int | None,
     fold_parts: Sequence[tuple[str, str]],
     system_blocks: Sequence[tuple[str, str]] = (),

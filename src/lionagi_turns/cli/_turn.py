@@ -15,7 +15,6 @@ and for ``--at`` with ``--instruction``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
@@ -50,7 +49,7 @@ class TurnSpec:
 
 def recorded_instructions(loaded: LoadedBranch) -> list[tuple[int, Instruction]]:
     """``(view position, instruction)`` of every instruction in the stored view, in order."""
-    pile: Any = loaded.branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[UUID, object] = loaded.branch.msgs.messages.collections  # type: ignore[has-type]
     out = []
     for position, uid in enumerate(loaded.view):
         message = pile.get(uid)

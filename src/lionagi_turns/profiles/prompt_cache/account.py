@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
@@ -86,7 +86,7 @@ def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _usage(response: AssistantResponse | None) -> Mapping[str, Any]:
+def _usage(response: AssistantResponse | None) -> Mapping[str, object]:
     if response is None:
         return {}
     model_response = (response.metadata or {}).get("model_response")

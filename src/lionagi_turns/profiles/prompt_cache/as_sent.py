@@ -5,10 +5,10 @@ not use, with why (``IgnoredRecord``, ``ignored_records``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi_turns.core.history import InstructionTurn
-from lionagi_turns.core.render import ResultsSection, own_copy
+from lionagi_turns.core.render import Content, ResultsSection, own_copy
 from lionagi_turns.profiles.prompt_cache.compose import verified_with_results
 from lionagi_turns.profiles.prompt_cache.memo import ViewRecords
 
@@ -39,7 +39,7 @@ class AsSent:
         # a composed profile's results section (``_cache_compose``); None: the seed's merge
         self.results_section: ResultsSection | None = None
 
-    def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Any) -> Any:
+    def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Content) -> Content:
         record, text = self.records.sent_record(turn, rendered)
         if record is None:  # no record, or an edited instruction: its durable view (a rewrite)
             return rendered

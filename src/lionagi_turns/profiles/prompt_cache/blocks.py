@@ -3,8 +3,6 @@ segment sizes (ADR-0127 D5 reads them; ``integration._anthropic`` places the mar
 
 from __future__ import annotations
 
-from typing import Any
-
 __all__ = ("SegmentedBlocks",)
 
 
@@ -26,7 +24,7 @@ class SegmentedBlocks(list[str]):
         self.stable_count = len(stable)
         self.previous_end = previous_end
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> SegmentedBlocks:
+    def __deepcopy__(self, memo: dict[int, object]) -> SegmentedBlocks:
         return SegmentedBlocks(
             list(self[: self.stable_count]), list(self[self.stable_count :]), self.previous_end
         )

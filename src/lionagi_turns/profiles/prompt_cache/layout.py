@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi.protocols.messages import System
@@ -65,12 +65,7 @@ from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
-from lionagi_turns.core.render import (
-    CallOptions,
-    Content,
-    own_copy,
-    render_view,
-)
+from lionagi_turns.core.render import CallOptions, Content, ResultsSection, own_copy, render_view
 from lionagi_turns.core.rendering import current_record
 from lionagi_turns.core.values import check_value, naming_record
 from lionagi_turns.memo import resume as _resume
@@ -133,7 +128,7 @@ class CachedCompile:
     ignored: tuple[IgnoredRecord, ...] = ()
 
 
-def tool_section(schemas: Sequence[Any]) -> str:
+def tool_section(schemas: Sequence[object]) -> str:
     """The tool set as the stable segment shows it (lionagi's rendering), "" for none.
 
     Every schema first passes the value guard (``_values.check_value``): a schema holding a
@@ -156,9 +151,9 @@ def tool_section(schemas: Sequence[Any]) -> str:
 def compile_cached(
     branch: Branch,
     request: TurnRequest,
-    tool_schemas: Sequence[Any] | None,
+    tool_schemas: Sequence[object] | None,
     *,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     audit: bool = False,
     compose: Compose | None = None,
     memo: Memo | None = None,
@@ -211,8 +206,8 @@ def recorded_tool_section(blocks: Sequence[str] | None) -> str:
 def _compile_cached(
     branch: Branch,
     request: TurnRequest,
-    tool_schemas: Sequence[Any] | None,
-    react_context: Sequence[Any] | None,
+    tool_schemas: Sequence[object] | None,
+    react_context: Sequence[object] | None,
     audit: bool,
     compose: Compose | None,
     memo: Memo,
@@ -273,7 +268,7 @@ def _durable_current(
 
 
 def _stable_segment(
-    branch: Branch, records: ViewRecords, tool_schemas: Sequence[Any] | None, keep: bool
+    branch: Branch, records: ViewRecords, tool_schemas: Sequence[object] | None, keep: bool
 ) -> tuple[tuple[str, ...], str, frozenset[str]]:
     """(the stable segment's blocks, its tool section, the registered tool names): the
     system text and the tool section rendered from ``tool_schemas`` (None: the recorded
@@ -305,7 +300,7 @@ def _split_context(
 def _cache_profile(
     stable: tuple[str, ...],
     later: tuple[ContextBlock, ...],
-    refs: Sequence[Any],
+    refs: Sequence[object],
     as_sent: AsSent,
     stamp: int | None,
 ) -> CompileProfile:
@@ -390,7 +385,11 @@ class Compose(Protocol):
     def messages(self, trace: Trace) -> tuple[CompiledMessage, ...]: ...
 
 
-def _sectioned(profile: CompileProfile) -> dict[str, Any]:
+class _Sectioned(TypedDict, total=False):
+    results_section: ResultsSection
+
+
+def _sectioned(profile: CompileProfile) -> _Sectioned:
     return {} if profile.results_section is None else {"results_section": profile.results_section}
 
 

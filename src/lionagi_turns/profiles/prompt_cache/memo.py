@@ -97,6 +97,7 @@ if TYPE_CHECKING:
 
     from lionagi_turns.core.contracts import CompiledMessage
     from lionagi_turns.core.history import InstructionTurn
+    from lionagi_turns.core.render import Content
 
 __all__ = ("ViewRecords", "prefix_digests", "slot_count", "tool_section", "view_records")
 
@@ -123,12 +124,14 @@ class ViewRecords:
     # instruction index -> (rendering, whether the record's basis is its digest, the verified
     # text); shared by the answers that extend this one (their records at these indexes are
     # equal)
-    checked: dict[int, tuple[Any, bool, Any]]
+    checked: dict[int, tuple[Content, bool, Content | None]]
     # (view position, id, reason) of each instruction whose RECORD_KEY value is not a record
     # or is one with flaws (``SentRecord.flaws``)
     rejected: tuple[tuple[int, UUID, str], ...] = ()
 
-    def sent_record(self, turn: InstructionTurn, rendered: Any) -> tuple[SentRecord | None, Any]:
+    def sent_record(
+        self, turn: InstructionTurn, rendered: Content
+    ) -> tuple[SentRecord | None, Content | None]:
         """``turn``'s record when its ``basis`` is the digest of ``rendered`` (module
         contract), else None; and with it the record's text when ``_cache_sent`` verifies it
         for ``turn`` and ``rendered``, else None."""
@@ -163,9 +166,9 @@ class Held:
 
     answer: ViewRecords
     view: tuple[UUID, ...]
-    keys: tuple[Any, ...]
-    values: tuple[Any, ...]
-    copies: tuple[Any, ...]
+    keys: tuple[UUID, ...]
+    values: tuple[object, ...]
+    copies: tuple[object, ...]
 
 
 def _slot(branch: Branch) -> Slot[Held]:
@@ -181,7 +184,7 @@ def view_records(
 ) -> tuple[ViewRecords, int | None]:
     """The records of ``view`` (module contract), and the stamp of the branch's previous answer
     when this one has another (None otherwise): what that stamp keyed is stale."""
-    pile: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     if not (chosen_memo().keeps if keep is None else keep):
         return _read(pile, view, memo=False)[0], None
     slot = _slot(branch)
@@ -196,7 +199,7 @@ def view_records(
 
 
 def _read(
-    pile: dict[Any, Any], view: tuple[UUID, ...], *, memo: bool
+    pile: dict[UUID, object], view: tuple[UUID, ...], *, memo: bool
 ) -> tuple[ViewRecords, Held | None]:
     """Every record of ``view`` read afresh, and what a slot keeps of it (None when it cannot be
     kept: a missing id, a record that is not JSON data)."""
@@ -245,7 +248,7 @@ def _aggregate(
     return last, started, stable
 
 
-def _extend(held: Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> Held | None:
+def _extend(held: Held, pile: dict[UUID, object], view: tuple[UUID, ...]) -> Held | None:
     """``held`` extended by the view's new ids, or None when a module-contract condition fails
     (then everything is read again)."""
     n = len(held.view)
@@ -281,9 +284,7 @@ def _extend(held: Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> Held | 
     except (RuntimeError, TypeError, Unplain):
         return None
     records = tuple(SentRecord.from_metadata(d) for d in new_datas)
-    last, started, stable = _aggregate(
-        records, answer.last, answer.started, answer.stable_blocks
-    )
+    last, started, stable = _aggregate(records, answer.last, answer.started, answer.stable_blocks)
     new_positions = tuple(p for p, _ in new)
     extended = ViewRecords(
         last,
@@ -297,16 +298,15 @@ def _extend(held: Held, pile: dict[Any, Any], view: tuple[UUID, ...]) -> Held | 
         answer.checked,
         answer.rejected + rejections(new_positions, view, refs, new_datas, records),
     )
-    return Held(
-        extended, view, held.keys + keys, held.values + values, held.copies + copies
-    )
+    return Held(extended, view, held.keys + keys, held.values + values, held.copies + copies)
 
 
 # --------------------------------------------------------------------------- tool section
 
 
 def tool_section(
-    branch: Branch, schemas: list[Any], render: Callable[[list[Any]], str], keep: bool | None = None
+    branch: Branch, schemas: list[object], render: Callable[[list[object]], str],
+    keep: bool | None = None,
 ) -> str:
     """``render(schemas)``, kept with a copy of ``schemas`` and served again while the schemas
     are the same JSON data as the copy: the same types (exactly), the same keys in the same
@@ -356,7 +356,7 @@ def prefix_digests(
     chain = slot.chain
     total = len(messages)
     start, state = 0, None
-    kept: list[tuple[int, Any]] = []
+    kept: list[tuple[int, hashlib._Hash]] = []
     if chain is not None:
         common = _common_prefix(messages, chain.messages)
         low = min(marks)
@@ -370,7 +370,7 @@ def prefix_digests(
     if start in marks:
         out[start] = running.hexdigest()
     keep_from = total - 3
-    fresh: list[tuple[int, Any]] = []
+    fresh: list[tuple[int, hashlib._Hash]] = []
     for n in range(start + 1, total + 1):
         running.update(message_digest(messages[n - 1]))
         if n in marks:

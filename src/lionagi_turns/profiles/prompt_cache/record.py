@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from lionagi_turns.core.contracts import CompiledMessage, ContextBlock
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
+
+    from lionagi_turns.core.render import Content
 
 __all__ = (
     "RECORD_KEY",
@@ -81,7 +83,7 @@ class SentRecord:
     What a historical instruction sends from it is checked by ``_cache_sent``.
     """
 
-    text: str | list[dict[str, Any]] | None  # None: the stored value was not a text
+    text: Content | None  # None: the stored value was not a text
     basis: str
     stable: str
     conversation: str
@@ -93,8 +95,8 @@ class SentRecord:
     fold: tuple[ContextBlock, ...] | None = None
     flaws: tuple[str, ...] = ()  # fields read as absent (never stored: ``to_metadata``)
 
-    def to_metadata(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_metadata(self) -> dict[str, object]:
+        out: dict[str, object] = {
             "v": _VERSION,
             "text": self.text,
             "basis": self.basis,
@@ -133,14 +135,14 @@ class RecordError(ValueError):
 _HEX = frozenset("0123456789abcdef")
 
 
-def _digest_field(data: dict[str, Any], key: str) -> str:
+def _digest_field(data: Mapping[str, object], key: str) -> str:
     value = data.get(key)
     if type(value) is not str or len(value) != 64 or not _HEX.issuperset(value):
         raise RecordError(f"{key!r} is not a SHA-256 hex digest")
     return value
 
 
-def _text_field(value: Any) -> str | list[dict[str, Any]] | None:
+def _text_field(value: object) -> Content | None:
     """``value`` when it is a text (a string, or a list of parts led by a text part), else
     None: the record is still read, but it holds no text to send."""
     if type(value) is str:
@@ -152,7 +154,7 @@ def _text_field(value: Any) -> str | list[dict[str, Any]] | None:
     return None
 
 
-def _blocks_field(value: Any, key: str) -> tuple[ContextBlock, ...] | None:
+def _blocks_field(value: object, key: str) -> tuple[ContextBlock, ...] | None:
     if value is None:
         return None
     if type(value) is not list:

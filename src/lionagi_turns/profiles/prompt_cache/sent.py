@@ -38,7 +38,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 import yaml
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from lionagi_turns.core.render import Content
     from lionagi_turns.profiles.prompt_cache.record import SentRecord
 
-__all__ = ("check_sent", "response_sections", "verified_text")
+__all__ = ("ResponseSections", "check_sent", "response_sections", "verified_text")
 
 _SECTIONS = ("Tools", "ResponseSchema", "ResponseFormat")
 _KINDS: dict[str, tuple[type, ...]] = {
@@ -67,7 +67,15 @@ _SECTION_LINE = re.compile(r"^(?:Tools|ResponseSchema|ResponseFormat):", re.MULT
 _EMPTY_DOC = "{}"  # the rendering of an instruction with no visible section
 _DOC_END = "\n..."  # YAML's document end marker, after a value that keeps its line breaks
 _KEPT_TAILS = 256  # distinct section texts whose check is remembered
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_LOADER: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class ResponseSections(TypedDict, total=False):
+    """The response sections a rendering ends in, as ``response_sections`` loads them back."""
+
+    Tools: list[object]
+    ResponseSchema: dict[str, object]
+    ResponseFormat: str | dict[str, object]
 
 
 def check_sent(
@@ -110,7 +118,7 @@ def _strips_more(turn: InstructionTurn) -> bool:
     may then remove more than its final line break."""
     content = turn.message.content
     context = content.prompt_context if turn.context is None else turn.context
-    stack: list[Any] = [content.guidance, content.instruction, context, turn.results]
+    stack: list[object] = [content.guidance, content.instruction, context, turn.results]
     while stack:
         value = stack.pop()
         if isinstance(value, str):
@@ -162,7 +170,7 @@ def _text_part(text: Content) -> str | None:
     return None
 
 
-def _shown_sections(text: str) -> Iterator[dict[str, Any]]:
+def _shown_sections(text: str) -> Iterator[ResponseSections]:
     """The response sections ``text`` may end in, from each of its last three lines that can
     start one (the sections hold at most three such lines), longest first."""
     starts = [m.start() for m in _SECTION_LINE.finditer(text)][-len(_SECTIONS) :]
@@ -198,13 +206,15 @@ def _render(
 
 
 @functools.lru_cache(maxsize=_KEPT_TAILS)
-def _sections_of(tail: str) -> dict[str, Any] | None:
+def _sections_of(tail: str) -> ResponseSections | None:
     """``response_sections(tail)``, remembered (a conversation's instructions mostly carry the
     same response sections); the answer is shared, so it is never changed."""
     return response_sections(tail)
 
 
-def response_sections(tail: str, keys: Sequence[str] = _SECTIONS) -> dict[str, Any] | None:
+def response_sections(
+    tail: str, keys: Sequence[str] = _SECTIONS
+) -> ResponseSections | None:
     """The sections ``tail`` holds when it is exactly the profile's rendering of them (module
     contract), each one of ``keys`` (a subsequence of the response sections), else None."""
     try:
@@ -224,4 +234,5 @@ def response_sections(tail: str, keys: Sequence[str] = _SECTIONS) -> dict[str, A
         again = minimal_yaml(loaded).strip()
     except (TypeError, ValueError):
         return None
-    return loaded if again == tail else None
+    # the checks above are the shape ResponseSections names (YAML's loader is untyped)
+    return cast("ResponseSections", loaded) if again == tail else None

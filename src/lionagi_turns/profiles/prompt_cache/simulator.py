@@ -30,13 +30,14 @@ import itertools
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 __all__ = (
     "LOOKBACK",
     "TTL_SECONDS",
     "CacheRuleError",
     "CacheSimulator",
+    "MessagesBody",
     "Prices",
     "PromptBlock",
     "Usage",
@@ -49,6 +50,17 @@ __all__ = (
 LOOKBACK = 20
 MAX_MARKS = 4
 TTL_SECONDS: Mapping[str, float] = {"5m": 300.0, "1h": 3600.0}
+
+
+Block = Mapping[str, object]  # one tool, system block or message content block (JSON)
+
+
+class MessagesBody(TypedDict, total=False):
+    """The fields of a Messages request body the simulator reads (any others are ignored)."""
+
+    tools: Sequence[Block]
+    system: str | Sequence[Block]
+    messages: Sequence[Block]
 
 
 class CacheRuleError(ValueError):
@@ -97,7 +109,7 @@ class Usage:
             + self.write_1h * prices.write_1h
         )
 
-    def anthropic(self) -> dict[str, Any]:
+    def anthropic(self) -> dict[str, int | dict[str, int]]:
         """The ``usage`` object of a Messages response carrying these counts."""
         return {
             "input_tokens": self.uncached,
@@ -115,18 +127,18 @@ def _canonical(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _bare(block: Mapping[str, Any]) -> dict[str, Any]:
+def _bare(block: Block) -> dict[str, object]:
     return {k: v for k, v in block.items() if k != "cache_control"}
 
 
-def default_measure(block: Mapping[str, Any]) -> int:
+def default_measure(block: Block) -> int:
     """Characters of a text block's text; of the canonical JSON for any other block."""
-    if block.get("type") == "text" and isinstance(block.get("text"), str):
-        return len(block["text"])
+    if block.get("type") == "text" and isinstance(text := block.get("text"), str):
+        return len(text)
     return len(_canonical(_bare(block)))
 
 
-def _as_blocks(content: object) -> list[Mapping[str, Any]]:
+def _as_blocks(content: object) -> list[Block]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     if isinstance(content, list):
@@ -136,7 +148,7 @@ def _as_blocks(content: object) -> list[Mapping[str, Any]]:
     raise CacheRuleError(f"message content must be a string or a list, got {type(content)}")
 
 
-def _mark_of(block: Mapping[str, Any]) -> str | None:
+def _mark_of(block: Block) -> str | None:
     control = block.get("cache_control")
     if control is None:
         return None
@@ -149,10 +161,10 @@ def _mark_of(block: Mapping[str, Any]) -> str | None:
 
 
 def prompt_blocks(
-    body: Mapping[str, Any], measure: Callable[[Mapping[str, Any]], int] = default_measure
+    body: MessagesBody, measure: Callable[[Block], int] = default_measure
 ) -> list[PromptBlock]:
     """The body's cacheable positions in prompt order (module rules)."""
-    raw: list[tuple[str, Mapping[str, Any]]] = []
+    raw: list[tuple[str, Block]] = []
     raw.extend(("tool", t) for t in body.get("tools") or ())
     system = body.get("system")
     if system:
@@ -174,10 +186,10 @@ class CacheSimulator:
 
     lookback: int = LOOKBACK
     min_cacheable: int = 0
-    measure: Callable[[Mapping[str, Any]], int] = default_measure
+    measure: Callable[[Block], int] = default_measure
     entries: dict[str, tuple[float, str]] = field(default_factory=dict)
 
-    def request(self, body: Mapping[str, Any], now: float, output: int = 0) -> Usage:
+    def request(self, body: MessagesBody, now: float, output: int = 0) -> Usage:
         blocks = prompt_blocks(body, self.measure)
         marks = [i for i, b in enumerate(blocks) if b.mark is not None]
         _check_marks([blocks[i].mark for i in marks])
@@ -235,13 +247,13 @@ def _check_marks(marks: Sequence[str | None]) -> None:
             raise CacheRuleError("a one-hour cache mark must come before every five-minute mark")
 
 
-def normalized_system(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+def normalized_system(body: MessagesBody) -> list[dict[str, object]]:
     """The system field as bare blocks (no marks; a string is one text block)."""
     system = body.get("system")
     return [_bare(b) for b in _as_blocks(system)] if system else []
 
 
-def normalized_messages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+def normalized_messages(body: MessagesBody) -> list[dict[str, object]]:
     """The messages with every content a list of bare blocks (no marks)."""
     return [
         {"role": m.get("role"), "content": [_bare(b) for b in _as_blocks(m.get("content"))]}
@@ -261,7 +273,7 @@ class PrefixPair:
         return self.system_equal and self.messages_prefix
 
 
-def prefix_pairs(bodies: Iterable[Mapping[str, Any]]) -> list[PrefixPair]:
+def prefix_pairs(bodies: Iterable[MessagesBody]) -> list[PrefixPair]:
     """One ``PrefixPair`` per consecutive pair of bodies, marks ignored."""
     seq = list(bodies)
     out = []

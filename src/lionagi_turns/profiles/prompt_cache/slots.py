@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
+    from _hashlib import HASH
+
     from lionagi.session.branch import Branch
 
     from lionagi_turns.core.contracts import CompiledMessage
@@ -22,16 +24,16 @@ class Unplain(Exception):
     """A record holds a value the memo cannot copy and compare exactly."""
 
 
-def plain_copy(value: Any) -> Any:
+def plain_copy(value: object) -> object:
     """A copy of JSON data whose containers are new and whose leaves are the same objects (so
     ``==`` against the original is cheap, and exact for JSON values); ``Unplain`` for
     anything else."""
     kind = type(value)
     if kind is str or kind is int or kind is float or kind is bool or value is None:
         return value
-    if kind is list:
+    if type(value) is list:
         return [plain_copy(v) for v in value]
-    if kind is not dict:
+    if type(value) is not dict:
         raise Unplain
     out = {}
     for key, item in value.items():
@@ -44,7 +46,7 @@ def plain_copy(value: Any) -> Any:
 @dataclass(frozen=True, slots=True)
 class Chain:
     messages: tuple[CompiledMessage, ...]
-    states: tuple[tuple[int, Any], ...]  # (length, sha256 state after that many), ascending
+    states: tuple[tuple[int, HASH], ...]  # (length, sha256 state after that many), ascending
 
 
 H = TypeVar("H")  # what the slot keeps of the last answer (``memo.Held``)
@@ -57,10 +59,10 @@ class Slot(Generic[H]):
         self.held: H | None = None
         self.stamp: int | None = None  # the last answer's (also when it could not be held)
         self.chain: Chain | None = None
-        self.tools: tuple[Any, str] | None = None  # (copy of the schemas, their section)
+        self.tools: tuple[object, str] | None = None  # (copy of the schemas, their section)
 
 
-SLOTS: dict[int, tuple[weakref.ref[Any], Slot[Any]]] = {}
+SLOTS: dict[int, tuple[weakref.ref[Branch], Slot[Any]]] = {}
 _lock = threading.Lock()
 
 
@@ -80,7 +82,7 @@ def slot_of(branch: Branch) -> Slot[Any]:
     return slot
 
 
-def _forget(key: int, ref: weakref.ref[Any]) -> None:
+def _forget(key: int, ref: weakref.ref[Branch]) -> None:
     with _lock:
         entry = SLOTS.get(key)
         if entry is not None and entry[0] is ref:
