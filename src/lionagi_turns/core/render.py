@@ -32,7 +32,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from lionagi.protocols.messages.instruction import InstructionContent
 from pydantic import BaseModel
@@ -65,9 +65,11 @@ ResultsSection = Callable[[Sequence[Result], Sequence[object]], str]
 
 @dataclass(frozen=True, slots=True)
 class CallOptions:
-    """The call options an instruction renders with; empty for a historical view (D1)."""
+    """The call options an instruction renders with; empty for a historical view (D1).
+    ``tool_schemas`` holds tool schemas, or a registered tool's name where a profile shows
+    tools by reference (ADR-0127 D2)."""
 
-    tool_schemas: Sequence[JsonObject] = ()
+    tool_schemas: Sequence[JsonObject | str] = ()
     response_format: type[BaseModel] | JsonObject | BaseModel | None = None
     structure: type | str | None = None
 
@@ -232,7 +234,8 @@ def _content(
         instruction=source.instruction,
         guidance=guidance,
         prompt_context=list(context),
-        tool_schemas=list(options.tool_schemas),
+        # lionagi annotates dicts, and its own ADR-0127 path (``_tool_refs``) puts names here
+        tool_schemas=cast("list[dict[str, Any]]", list(options.tool_schemas)),
         response_format=options.response_format,
         structure=options.structure,
     )

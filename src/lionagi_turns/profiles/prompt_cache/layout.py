@@ -67,7 +67,7 @@ from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
 from lionagi_turns.core.render import CallOptions, Content, ResultsSection, own_copy, render_view
 from lionagi_turns.core.rendering import current_record
-from lionagi_turns.core.values import check_value, naming_record
+from lionagi_turns.core.values import JsonObject, check_value, naming_record
 from lionagi_turns.memo import resume as _resume
 from lionagi_turns.memo.yaml import minimal_yaml
 from lionagi_turns.profiles.prompt_cache.as_sent import AsSent, IgnoredRecord, ignored_records
@@ -300,7 +300,7 @@ def _split_context(
 def _cache_profile(
     stable: tuple[str, ...],
     later: tuple[ContextBlock, ...],
-    refs: Sequence[object],
+    refs: Sequence[JsonObject | str],
     as_sent: AsSent,
     stamp: int | None,
 ) -> CompileProfile:
