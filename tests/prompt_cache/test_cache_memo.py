@@ -508,7 +508,9 @@ def test_prefix_digests_never_change_a_kept_chain_state() -> None:
     branch = Branch()
     messages = tuple(_m(MessageRole.USER, str(i)) for i in range(6))
     prefix_digests(branch, messages, {6})
-    held = _slots[id(branch)][1].chain
+    slot = _slots.get(branch)
+    assert slot is not None
+    held = slot.chain
     assert held is not None
     before = [(n, s.hexdigest()) for n, s in held.states]
     prefix_digests(branch, (*messages, _m(MessageRole.ASSISTANT, "x")), {6, 7})
@@ -568,7 +570,8 @@ def test_a_slot_is_per_branch_object_not_per_id(full_walks: list[int]) -> None:
     assert twin.id == convo.branch.id
     assert both(twin, request(twin))[0] == "ok"
     assert slot_count() == before + 1
-    assert _slots[id(twin)][1] is not _slots[id(convo.branch)][1]
+    twin_slot, own_slot = _slots.get(twin), _slots.get(convo.branch)
+    assert twin_slot is not None and own_slot is not None and twin_slot is not own_slot
     walked = len(full_walks)
     assert outcome(convo.branch, req) == first
     assert len(full_walks) == walked  # the original's walk survived the twin's: resumed

@@ -28,7 +28,6 @@ chat, communicate, operate, ReAct and run reach it on API and CLI models alike):
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -39,9 +38,9 @@ import anyio
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
 from lionagi_turns.integration._unanswered import UNKNOWN_REASON, record_unanswered
+from lionagi_turns.memo.identity import PerObject
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from uuid import UUID
 
     from lionagi.protocols.messages import RoledMessage
@@ -100,32 +99,20 @@ def run_turn_ended(turn: list[UUID]) -> None:
 class _Walked:
     """The ids walked on one branch object, and the instruction left open at their end."""
 
-    ref: weakref.ReferenceType[Branch]
     ids: list[UUID] = field(default_factory=list)
     open_id: UUID | None = None
 
 
-# id(branch) -> its walk; an entry is dropped with its branch.
-_walked: dict[int, _Walked] = {}
+# Each live branch object's walk (dropped with its branch).
+_walked: PerObject[_Walked] = PerObject()
 _repairing: dict[int, anyio.Event] = {}
 
 
 def _state(branch: Branch) -> _Walked:
-    key = id(branch)
-    state = _walked.get(key)
-    if state is None or state.ref() is not branch:
-        state = _Walked(weakref.ref(branch, _forget(key)))
-        _walked[key] = state
+    state = _walked.setdefault(branch, _Walked)
+    if state is None:  # pragma: no cover - a lionagi Branch is weakly referenceable
+        raise TypeError(f"{type(branch).__name__} cannot hold its walked record ids")
     return state
-
-
-def _forget(key: int) -> Callable[[weakref.ReferenceType[Branch]], None]:
-    def drop(ref: weakref.ReferenceType[Branch]) -> None:
-        found = _walked.get(key)
-        if found is not None and found.ref is ref:
-            del _walked[key]
-
-    return drop
 
 
 def _unanswered(branch: Branch, state: _Walked) -> list[UUID]:

@@ -57,13 +57,18 @@ class PerObject(Generic[V]):
             return True
 
     def setdefault(self, owner: object, make: Callable[[], V]) -> V | None:
-        """``owner``'s value, a new ``make()`` kept for it when it has none; None when it has
-        no weak reference."""
+        """``owner``'s value, a new ``make()`` kept for it when it has none (one value even
+        when threads race: the check and the keep hold the lock); None when it has no weak
+        reference."""
         found = self.get(owner)
         if found is not None:
             return found
-        value = make()
-        return value if self.put(owner, value) else None
+        with self._lock:
+            found = self.get(owner)
+            if found is not None:
+                return found
+            value = make()
+            return value if self.put(owner, value) else None
 
     def forget(self, owner: object) -> None:
         with self._lock:

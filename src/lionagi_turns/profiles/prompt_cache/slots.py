@@ -1,14 +1,14 @@
 """The prompt-cache profile's per-branch slots (``memo``'s keying and lifetime): one ``Slot``
-per live Branch, by identity (a weak reference; a finalizer drops the slot with the branch), and
+per live Branch, by identity (``memo.identity.PerObject``: the slot goes with its branch), and
 the plain copies a slot holds (``plain_copy``: new containers, the same leaves; ``Unplain`` for
 anything but JSON data)."""
 
 from __future__ import annotations
 
-import threading
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from lionagi_turns.memo.identity import PerObject
 
 if TYPE_CHECKING:
     from _hashlib import HASH
@@ -62,31 +62,15 @@ class Slot(Generic[H]):
         self.tools: tuple[object, str] | None = None  # (copy of the schemas, their section)
 
 
-SLOTS: dict[int, tuple[weakref.ref[Branch], Slot[Any]]] = {}
-_lock = threading.Lock()
+SLOTS: PerObject[Slot[Any]] = PerObject()
 
 
 def slot_of(branch: Branch) -> Slot[Any]:
-    key = id(branch)
-    entry = SLOTS.get(key)
-    if entry is not None and entry[0]() is branch:
-        return entry[1]
-    with _lock:
-        entry = SLOTS.get(key)
-        if entry is not None and entry[0]() is branch:
-            return entry[1]
-        ref = weakref.ref(branch)
-        slot: Slot[Any] = Slot()
-        SLOTS[key] = (ref, slot)
-    weakref.finalize(branch, _forget, key, ref)
+    """``branch``'s slot, made with its first use (one per live branch object)."""
+    slot = SLOTS.setdefault(branch, Slot)
+    if slot is None:  # pragma: no cover - a lionagi Branch is weakly referenceable
+        raise TypeError(f"{type(branch).__name__} cannot hold a prompt-cache slot")
     return slot
-
-
-def _forget(key: int, ref: weakref.ref[Branch]) -> None:
-    with _lock:
-        entry = SLOTS.get(key)
-        if entry is not None and entry[0] is ref:
-            del SLOTS[key]
 
 
 def slot_count() -> int:
