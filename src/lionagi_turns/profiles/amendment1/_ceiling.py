@@ -94,7 +94,7 @@ def read_first_kept(branch: Branch, ids: Sequence[Any]) -> str | None:
     return None
 
 
-def _group_id(group: list[Turn]) -> str:
+def _group_id(group: Sequence[Turn]) -> str:
     head = group[0]
     if isinstance(head, InstructionTurn):
         return str(head.message.id)
@@ -123,7 +123,9 @@ class Stepper:
     sent: Callable[[InstructionTurn], int | None] | None = None
     sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
 
-    def __call__(self, projected: Projection, groups: list[list[Turn]], sizes: list[int]) -> int:
+    def __call__(
+        self, projected: Projection, groups: Sequence[Sequence[Turn]], sizes: Sequence[int]
+    ) -> int:
         from lionagi_turns.profiles.amendment1._entries import rendered_pairs
 
         join = self.meter.text("\n\n")

@@ -70,8 +70,8 @@ def results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -
 
 
 def cut_source_ids(
-    derived: list[Derived] | None,
-    cuts: list[tuple[int, str]] | None,
+    derived: Sequence[Derived] | None,
+    cuts: Sequence[tuple[int, str]] | None,
     pending: tuple[tuple[Pair, ...], Sequence[ActionResponse]],
     pending_cut: tuple[int, str],
 ) -> tuple[str, ...]:
@@ -151,7 +151,7 @@ def budget_cuts(
 ) -> tuple[list[tuple[int, str]] | None, tuple[int, str], int, tuple[LeftOut, ...]]:
     """Each kept turn's (results cut, marker) — None when every one is ``UNCUT`` — the
     pending entry's, how many of the oldest rendered results ``budget`` drops, and their
-    ``truncated`` entries (``Bound.results_left``)."""
+    ``truncated`` entries (``BoundDecision.results_left``)."""
     if budget is None or weighed is None:
         return None, UNCUT, 0, ()
     entries = [*(pairs for (pairs, _), _ in weighed), pending]

@@ -18,7 +18,7 @@ in the view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -49,11 +49,10 @@ class Turns:
     trailing: list[Any]
 
 
-def split_turns(ids: Sequence[UUID], pile: Any) -> Turns:
-    """The whole turns of a validated view (see the module rules). ``pile`` is a lionagi
-    ``Pile`` (its records are read from its ``collections`` table, one hash per id, as the
-    default profile's walk reads them) or a mapping of id -> record."""
-    table = getattr(pile, "collections", pile)
+def split_turns(ids: Sequence[UUID], table: Mapping[UUID, object]) -> Turns:
+    """The whole turns of a validated view (see the module rules). ``table`` maps id ->
+    record (a lionagi ``Pile``'s ``collections``: one hash per id, as the default profile's
+    walk reads them)."""
     turns: list[Turn] = []
     pending: list[Any] = []
     seen: set[UUID] = set()
