@@ -38,7 +38,7 @@ new texts.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi.ln import json_dumps
 
@@ -112,7 +112,7 @@ def compile_chat_request(
     *,
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
 ) -> CompiledChatRequest:
     """Compile ``request`` against ``branch`` under Amendment 1 (see the module passes).
@@ -139,7 +139,7 @@ def compile_amended_traced(
     *,
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
     runner: Runner | None = None,
     layout: Layout | None = None,

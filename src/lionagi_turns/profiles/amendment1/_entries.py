@@ -13,11 +13,11 @@ it renders and the sources behind them, cut by the tool_results budget.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from lionagi.protocols.messages import ActionResponse, Instruction
 
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Turn
+from lionagi_turns.core.render import Result
 from lionagi_turns.profiles.amendment1._contracts import LeftOut
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import (
@@ -45,13 +45,13 @@ __all__ = (
     "without_dropped",
 )
 
-Pair = tuple[dict[str, Any], ActionResponse]
+Pair = tuple[Result, ActionResponse]
 Derived = tuple[tuple[Pair, ...], tuple[ActionResponse, ...]]  # rendered pairs, all sources
 Weighed = tuple[Derived, tuple[int, ...]]  # and each rendered result's size
 UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
 
 
-class Entry(list[dict[str, Any]]):
+class Entry(list[Result]):
     """A tool_results entry (the results it renders) that may carry the section's marker; it
     is truthy while it carries one, so the pipeline renders the marker of an entry that lost
     every result."""
@@ -62,7 +62,7 @@ class Entry(list[dict[str, Any]]):
         return bool(self.marker) or len(self) > 0
 
 
-def results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -> str:
+def results_section(results: Sequence[Result], context: Sequence[object]) -> str:
     """The profile's ``results_section``: an entry's marker line, then its block; a pure
     function of the entry (so of the output turn object that carries it)."""
     marker = getattr(results, "marker", "")
@@ -131,7 +131,7 @@ def without_dropped(
 
 
 def rendered_pairs(
-    message: Instruction, results: Sequence[dict[str, Any]], sources: Sequence[ActionResponse]
+    message: Instruction, results: Sequence[Result], sources: Sequence[ActionResponse]
 ) -> tuple[Pair, ...]:
     """The results an entry renders, with their sources (skipping one equal to an earlier one
     in the entry or to an item of the instruction's durable prompt context)."""

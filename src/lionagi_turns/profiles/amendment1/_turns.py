@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from uuid import UUID
 
 from lionagi.protocols.messages import (
@@ -30,7 +29,9 @@ from lionagi.protocols.messages import (
     Instruction,
 )
 
-__all__ = ("Turn", "Turns", "keep_newest", "split_turns")
+__all__ = ("Record", "Turn", "Turns", "keep_newest", "split_turns")
+
+Record = ActionRequest | ActionResponse | Instruction | AssistantResponse  # one that renders
 
 
 @dataclass(slots=True)
@@ -40,13 +41,13 @@ class Turn:
 
     instruction: Instruction | None
     assistants: list[AssistantResponse] = field(default_factory=list)
-    records: list[Any] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class Turns:
     turns: list[Turn]
-    trailing: list[Any]
+    trailing: list[ActionRequest | ActionResponse]
 
 
 def split_turns(ids: Sequence[UUID], table: Mapping[UUID, object]) -> Turns:
@@ -54,7 +55,7 @@ def split_turns(ids: Sequence[UUID], table: Mapping[UUID, object]) -> Turns:
     record (a lionagi ``Pile``'s ``collections``: one hash per id, as the default profile's
     walk reads them)."""
     turns: list[Turn] = []
-    pending: list[Any] = []
+    pending: list[ActionRequest | ActionResponse] = []
     seen: set[UUID] = set()
     for uid in ids:
         if uid in seen:
