@@ -13,6 +13,7 @@ from lionagi import Branch
 from lionagi_turns import no_fast_path
 from lionagi_turns.amendment1 import ContextBlock, SectionBudgets, TurnRequest
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
+from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1._bound import (
@@ -71,6 +72,11 @@ def test_the_decision_on_the_trace_is_immutable() -> None:
     with pytest.raises(FrozenInstanceError):
         memory.first = 0  # type: ignore[misc]
     assert isinstance(memory.out, tuple)
+    entries = [t for t in memory.out if isinstance(t, InstructionTurn)]
+    assert any(t.results for t in entries)
+    assert any(getattr(t.results, "marker", "") for t in entries)  # the cut entry's marker
+    for turn in entries:  # the kept entries the decision holds are tuples too
+        assert isinstance(turn.results, tuple) and isinstance(turn.sources, tuple)
     # the records are the decision's, read from the trace
     bounds = {bound.section: bound for bound in compiled.bounds}  # type: ignore[attr-defined]
     assert bounds["history"].kept == decision.history_kept

@@ -12,7 +12,7 @@ it renders and the sources behind them, cut by the tool_results budget.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from lionagi.protocols.messages import ActionResponse, Instruction
 
@@ -51,12 +51,19 @@ Weighed = tuple[Derived, tuple[int, ...]]  # and each rendered result's size
 UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
 
 
-class Entry(list[Result]):
-    """A tool_results entry (the results it renders) that may carry the section's marker; it
-    is truthy while it carries one, so the pipeline renders the marker of an entry that lost
+class Entry(tuple[Result, ...]):
+    """A tool_results entry (the results it renders, a tuple: an output turn is shared by the
+    compiles that reuse it) that may carry the section's marker, set at construction; it is
+    truthy while it carries one, so the pipeline renders the marker of an entry that lost
     every result."""
 
     marker: str = ""
+
+    def __new__(cls, results: Iterable[Result] = (), marker: str = "") -> Entry:
+        entry = super().__new__(cls, results)
+        if marker:
+            entry.marker = marker
+        return entry
 
     def __bool__(self) -> bool:
         return bool(self.marker) or len(self) > 0
@@ -115,12 +122,14 @@ def uncut(turn: Turn) -> Turn:
     return output_turn(turn, derive(turn), UNCUT)
 
 
-def cut_entry(pairs: tuple[Pair, ...], cut: tuple[int, str]) -> tuple[Entry, list[ActionResponse]]:
+def cut_entry(
+    pairs: tuple[Pair, ...], cut: tuple[int, str]
+) -> tuple[Entry, tuple[ActionResponse, ...]]:
+    """The entry that drops its ``cut[0]`` oldest rendered results and carries ``cut[1]``,
+    and its sources."""
     count, marker = cut
-    entry = Entry(r for r, _ in pairs[count:])
-    if marker:
-        entry.marker = marker
-    return entry, [s for _, s in pairs[count:]]
+    kept = pairs[count:]
+    return Entry((r for r, _ in kept), marker), tuple(s for _, s in kept)
 
 
 def without_dropped(
