@@ -12,7 +12,7 @@ from collections.abc import Callable
 from lionagi.protocols.messages import ActionRequest, ActionResponse, Instruction
 
 from lionagi_turns.core.history import action_result
-from lionagi_turns.core.render import Content
+from lionagi_turns.core.render import Content, Part
 from lionagi_turns.memo import renders as _cache
 from lionagi_turns.profiles.amendment1._sections import result_entry
 from lionagi_turns.profiles.amendment1._turns import Record
@@ -44,9 +44,9 @@ class Meter:
 
     def content(self, content: Content | None) -> int:
         """Tokens of rendered content: a string, or the text parts of a multimodal list; 0 for
-        None (nothing rendered)."""
+        None (nothing rendered). A text part whose ``text`` is not a string is a TypeError."""
         if isinstance(content, list):
-            return sum(self.text(p["text"]) for p in content if p.get("type") == "text")
+            return sum(self.text(_part_text(p)) for p in content if p.get("type") == "text")
         return self.text(content) if content else 0
 
     def instruction(self, message: Instruction) -> int:
@@ -61,3 +61,13 @@ class Meter:
         if isinstance(msg, ActionRequest):
             return None
         return self.text(msg.content.assistant_response)
+
+
+def _part_text(part: Part) -> str:
+    text = part["text"]
+    if not isinstance(text, str):
+        raise TypeError(
+            f"a text part of rendered content holds {type(text).__name__}, not a string; "
+            "render the content with lionagi_turns.core.render"
+        )
+    return text
