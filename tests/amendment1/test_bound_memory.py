@@ -25,8 +25,9 @@ from lionagi_turns.amendment1 import ContextBlock, SectionBudgets, TurnRequest, 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import Projection, project_history, select_ids
 from lionagi_turns.profiles.amendment1 import _memory as _memory
-from lionagi_turns.profiles.amendment1._bound import Bound, _ids
+from lionagi_turns.profiles.amendment1._bound import Bound, BoundDecision, remember_decision
 from lionagi_turns.profiles.amendment1._meter import Meter
+from lionagi_turns.profiles.amendment1._splice import turn_ids as _ids
 
 from ._support import (
     add_action_pair,
@@ -320,19 +321,20 @@ def _walk(b: Branch, reuse: list[Any] | None = None) -> Projection:
 
 
 def _decided(b: Branch, projected: Projection, budgets: SectionBudgets) -> tuple[Any, ...]:
-    """One bound call on ``projected``, as comparable data, and the bound."""
-    bound = Bound(b, budgets, Meter(chars))
-    out = bound(projected, SeedRequest(instruction=_now(b))).projection
+    """One bound call on ``projected``, as comparable data, its decision and its output."""
+    bounded = Bound(b, budgets, Meter(chars))(projected, SeedRequest(instruction=_now(b)))
+    out, decision = bounded.projection, bounded.decision
+    assert isinstance(decision, BoundDecision)
     turns = [
         (type(t).__name__, _ids(t), list(getattr(t, "results", ())),
          getattr(getattr(t, "results", None), "marker", ""),
          [s.id for s in getattr(t, "sources", ())])
         for t in out.turns
     ]
-    records = (bound.exclusions, bound.truncated, bound.history_kept, bound.results_kept,
-               bound.results_left)
+    records = (decision.exclusions, decision.truncated, decision.history_kept,
+               decision.results_kept, decision.results_left)
     return (turns, list(out.pending), getattr(out.pending, "marker", ""),
-            [s.id for s in out.pending_sources], records), bound, out
+            [s.id for s in out.pending_sources], records), decision, out
 
 
 TRANSITIONS = [
@@ -348,8 +350,8 @@ def test_reused_walk_equals_a_fresh_bound(before: str, after: str) -> None:
     objects for the unchanged prefix; with the memory it decides exactly what a bound with no
     memory decides, and hands back the previous output turn where the decision is the same."""
     b = _history(9)
-    _, bound, _ = _decided(b, _walk(b), BUDGETS[before] or SectionBudgets())
-    bound.commit()
+    _, decision, _ = _decided(b, _walk(b), BUDGETS[before] or SectionBudgets())
+    remember_decision(b, decision)
     previous_in, previous_out = _memory.recall(b).turns, _memory.recall(b).out
     _turn(b, 9)
     add_action_pair(b, "fetch", {"id": 9}, {"rows": [9]})
@@ -357,7 +359,7 @@ def test_reused_walk_equals_a_fresh_bound(before: str, after: str) -> None:
     budgets = BUDGETS[after] or SectionBudgets()
     with no_fast_path():
         fresh, _, _ = _decided(b, _walk(b), budgets)
-    remembered, bound, out = _decided(b, projected, budgets)
+    remembered, _, out = _decided(b, projected, budgets)
     assert remembered == fresh
     if before == after == "none":  # every turn handed back keeps its output object
         k = len(previous_out) - 1

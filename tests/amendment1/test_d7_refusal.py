@@ -125,6 +125,17 @@ def test_a_measure_returning_a_non_count_is_refused() -> None:
         compile_a1(branch("p"), budgets=SectionBudgets(system=5), measure=lambda s: "3")
 
 
+def test_content_measures_text_parts_and_refuses_a_text_that_is_not_a_string() -> None:
+    from lionagi_turns.profiles.amendment1._meter import Meter
+
+    meter = Meter(len)
+    parts = [{"type": "text", "text": "abc"}, {"type": "image_url", "image_url": "x"}]
+    assert meter.content([*parts, {"type": "text", "text": "de"}]) == 5
+    assert (meter.content(""), meter.content(None), meter.content("abcd")) == (0, 0, 4)
+    with pytest.raises(TypeError, match="a text part of rendered content holds list"):
+        meter.content([*parts, {"type": "text", "text": ["de"]}])
+
+
 def test_the_default_measure_is_the_o200k_count() -> None:
     from lionagi_turns.core.measure import count_tokens
 

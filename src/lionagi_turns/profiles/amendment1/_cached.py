@@ -21,9 +21,9 @@ Raises what either profile raises, before producing any output; nothing stored i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi_turns.core.contracts import CompiledMessage, ContextBlock
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
@@ -85,11 +85,11 @@ class _Layered:
 def compile_cached_amended(
     branch: Branch,
     request: TurnRequest,
-    tool_schemas: Sequence[Any] | None,
+    tool_schemas: Sequence[Mapping[str, object]] | None,
     *,
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
 ) -> tuple[CompiledChatRequest, SegmentedBlocks, CachedCompile]:
     """The composed compile (module contract). ``tool_schemas`` is the conversation's tool
@@ -137,10 +137,10 @@ def compile_for_prompt_cache(
     branch: Branch,
     request: TurnRequest,
     *,
-    tool_schemas: Sequence[Any] | None = None,
+    tool_schemas: Sequence[Mapping[str, object]] | None = None,
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
 ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
     """Amendment 1 composed with the ADR-0127 layout (module contract): the amended compiled

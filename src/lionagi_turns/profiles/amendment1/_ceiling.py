@@ -27,15 +27,16 @@ Contract (``InputCeiling(tokens, low_water)``; measures are the profile's, ``Met
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn
-from lionagi_turns.profiles.amendment1._contracts import SectionBudgets
+from lionagi_turns.profiles.amendment1._contracts import SectionBudgets, TurnRequest
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
 
@@ -80,10 +81,10 @@ class InputCeiling:
         return self.low_water
 
 
-def read_first_kept(branch: Branch, ids: Sequence[Any]) -> str | None:
+def read_first_kept(branch: Branch, ids: Sequence[UUID]) -> str | None:
     """The first kept turn recorded by the newest instruction of the view that holds a
     ceiling record (None: none holds one, or nothing was dropped)."""
-    table: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    table: Mapping[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     for uid in reversed(ids):
         msg = table.get(uid)
         if isinstance(msg, Instruction):
@@ -94,7 +95,7 @@ def read_first_kept(branch: Branch, ids: Sequence[Any]) -> str | None:
     return None
 
 
-def _group_id(group: list[Turn]) -> str:
+def _group_id(group: Sequence[Turn]) -> str:
     head = group[0]
     if isinstance(head, InstructionTurn):
         return str(head.message.id)
@@ -123,7 +124,9 @@ class Stepper:
     sent: Callable[[InstructionTurn], int | None] | None = None
     sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
 
-    def __call__(self, projected: Projection, groups: list[list[Turn]], sizes: list[int]) -> int:
+    def __call__(
+        self, projected: Projection, groups: Sequence[Sequence[Turn]], sizes: Sequence[int]
+    ) -> int:
         from lionagi_turns.profiles.amendment1._entries import rendered_pairs
 
         join = self.meter.text("\n\n")
@@ -172,7 +175,7 @@ class Stepper:
                 return known + join
         return size + self._results(turn, join) + join
 
-    def _block(self, results: list[dict[str, Any]], join: int) -> int:
+    def _block(self, results: Sequence[Mapping[str, object]], join: int) -> int:
         """A tool_results entry's block and the join before it (0 for an empty entry)."""
         return self.meter.text(tool_results_block(results)) + join if results else 0
 
@@ -184,7 +187,7 @@ class Stepper:
         pairs = rendered_pairs(turn.message, turn.results, turn.sources)
         return self._block([r for r, _ in pairs], join)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         """What the compiled instruction carries (``CEILING_KEY``): the first kept turn,
         whether this request was a drop step, the ceiling, the request by the profile's
         measure in all and per section, and how many more turns of the kept turns' mean size
@@ -235,7 +238,7 @@ def ceiling_budgets(
     )
 
 
-def trailing_results(branch: Branch, ids: Sequence[Any], meter: Meter) -> int:
+def trailing_results(branch: Branch, ids: Sequence[UUID], meter: Meter) -> int:
     """An upper estimate of the current round's results before the compile: every action
     response after the view's last instruction or assistant response, measured as the
     tool_results section renders it (the compile de-duplicates, so it renders no more)."""
@@ -243,7 +246,7 @@ def trailing_results(branch: Branch, ids: Sequence[Any], meter: Meter) -> int:
 
     from lionagi_turns.core.history import action_result
 
-    table: dict[Any, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    table: Mapping[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     total = 0
     for uid in reversed(ids):
         msg = table.get(uid)
@@ -273,7 +276,7 @@ class Layout:
 
 def plan_ceiling(
     branch: Branch,
-    request: Any,
+    request: TurnRequest,
     budgets: SectionBudgets,
     meter: Meter,
     ceiling: InputCeiling,

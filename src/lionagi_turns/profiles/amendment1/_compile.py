@@ -17,8 +17,10 @@ Passes (ADR-0007 D2 §6 steps 1-4; the pipeline's own passes are not copied):
    already in it or in the instruction's durable prompt context) and applies the tool_results
    budget to the entries' results, newest kept (the section is independent of the
    instructions, so deciding it here changes nothing the later passes read). The bound is
-   ``_bound.Bound``; what it made of each unchanged turn is remembered per branch, so a next
-   turn derives only the new turns and hands back the same output turn objects (see there).
+   ``_bound.Bound``; it returns its records as a ``BoundDecision`` (``Trace.bounded``), and
+   what it made of each unchanged turn is remembered per branch once the pipeline succeeded
+   (``remember_decision``), so a next turn derives only the new turns and hands back the same
+   output turn objects (see there).
 4. the pipeline's ReAct step (step 2), fold plan and render (step 3), with the profile's
    ``results_section``: each entry renders after its instruction's content, the tool_results
    marker one line above the block of the entry that lost the oldest results.
@@ -36,7 +38,7 @@ new texts.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lionagi.ln import json_dumps
 
@@ -44,7 +46,13 @@ from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
 from lionagi_turns.core.render import CallOptions, render_view
-from lionagi_turns.profiles.amendment1._bound import Bound, results_section
+from lionagi_turns.profiles.amendment1._bound import (
+    Bound,
+    BoundDecision,
+    bound_decision,
+    remember_decision,
+    results_section,
+)
 from lionagi_turns.profiles.amendment1._ceiling import (
     CEILING_KEY,
     CURRENT_ROUND_NOTE,
@@ -104,7 +112,7 @@ def compile_chat_request(
     *,
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
 ) -> CompiledChatRequest:
     """Compile ``request`` against ``branch`` under Amendment 1 (see the module passes).
@@ -131,7 +139,7 @@ def compile_amended_traced(
     *,
     budgets: SectionBudgets | None = None,
     measure: Measure | None = None,
-    react_context: Sequence[Any] | None = None,
+    react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
     runner: Runner | None = None,
     layout: Layout | None = None,
@@ -151,14 +159,14 @@ def compile_amended_traced(
     if stepper is not None:
         _charge_context(stepper, blocks, meter)
     memo = chosen_memo()  # the compile's memo: its ``keeps`` decides what the bound remembers
-    state = Bound(
+    bound = Bound(
         branch, budgets, meter, react=bool(react_context), measure=measure, rule=stepper,
         keep=memo.keeps,
     )
-    profile = _amended_profile(state, context_left)
+    profile = _amended_profile(bound, context_left)
 
     def mark(trace: Trace) -> tuple[CompiledMessage, ...]:
-        return _marked(trace, marker_lines("history", (*state.exclusions, *state.truncated)))
+        return _marked(trace, marker_lines("history", bound_decision(trace).history_left))
 
     seed = _seed_request(request, blocks)
     if runner is None:
@@ -168,9 +176,9 @@ def compile_amended_traced(
         messages = mark(trace)
     else:
         trace, messages = runner(seed, profile, mark, context_left, memo)
-    state.commit()  # the pipeline succeeded: the next compile starts from this one's walk
-
-    bounds = _section_bounds(branch, request, budgets, stepper, state, blocks, context_left)
+    decision = bound_decision(trace)
+    remember_decision(branch, decision)  # succeeded: the next compile starts from this walk
+    bounds = _section_bounds(branch, request, budgets, stepper, decision, blocks, context_left)
     refusals = _section_refusals(branch, request, budgets, meter, ceiling, stepper, trace)
     if refusals:
         raise _refused(refusals, bounds)
@@ -227,12 +235,12 @@ def _seed_request(request: TurnRequest, blocks: Sequence[ContextBlock]) -> SeedR
     )
 
 
-def _amended_profile(state: Bound, context_left: tuple[LeftOut, ...]) -> CompileProfile:
-    """Amendment 1's profile: ``state`` bounds the view, the envelope carries the context skip
+def _amended_profile(bound: Bound, context_left: tuple[LeftOut, ...]) -> CompileProfile:
+    """Amendment 1's profile: ``bound`` bounds the view, the envelope carries the context skip
     markers, each instruction's tool_results entry renders after it."""
     return CompileProfile(
         name="adr-0007-amendment-1",
-        bound=state,
+        bound=bound,
         envelope=lambda kept: context_section(kept, context_left),  # type: ignore[arg-type]
         results_section=results_section,
         reuse=REUSE,
@@ -244,7 +252,7 @@ def _section_bounds(
     request: TurnRequest,
     budgets: SectionBudgets,
     stepper: Stepper | None,
-    state: Bound,
+    decision: BoundDecision,
     blocks: Sequence[ContextBlock],
     context_left: tuple[LeftOut, ...],
 ) -> tuple[SectionBound, ...]:
@@ -253,9 +261,9 @@ def _section_bounds(
     records = {
         "system": ((str(system.id),) if system is not None else (), ()),
         "instruction": ((str(request.instruction.id),), ()),
-        "history": (state.history_kept, (*state.exclusions, *state.truncated)),
+        "history": (decision.history_kept, decision.history_left),
         "context": (tuple(b.provider_name for b in blocks), context_left),
-        "tool_results": (state.results_kept, state.results_left),
+        "tool_results": (decision.results_kept, decision.results_left),
     }
     return tuple(
         SectionBound(

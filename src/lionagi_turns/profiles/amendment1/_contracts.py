@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from types import MappingProxyType
@@ -210,9 +210,10 @@ def _all_instances(values: tuple[object, ...], cls: type) -> bool:
     return set(map(type, values)) <= {cls} or all(isinstance(v, cls) for v in values)
 
 
-def _check_bounds(bounds: Any) -> tuple[SectionBound, ...]:
-    records = tuple(bounds)
-    if not all(isinstance(b, SectionBound) for b in records):
+def _check_bounds(bounds: Iterable[object]) -> tuple[SectionBound, ...]:
+    given = tuple(bounds)
+    records = tuple(b for b in given if isinstance(b, SectionBound))
+    if len(records) != len(given):
         raise TypeError("bounds must hold SectionBound values")
     sections = tuple(b.section for b in records)
     if sections != SECTIONS:
@@ -292,7 +293,7 @@ class TurnRequest:
         return dataclasses.replace(self, instruction=copy.deepcopy(self.instruction, memo))
 
 
-def check_material(blocks: tuple[Any, ...]) -> None:
+def check_material(blocks: Sequence[_base.ContextBlock]) -> None:
     """Refuse a block whose authority is not MATERIAL (however it was made), by position."""
     for i, block in enumerate(blocks):
         authority = getattr(block, "authority", None)

@@ -12,12 +12,12 @@ it renders and the sources behind them, cut by the tool_results budget.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from lionagi.protocols.messages import ActionResponse, Instruction
 
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Turn
+from lionagi_turns.core.render import Result
 from lionagi_turns.profiles.amendment1._contracts import LeftOut
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import (
@@ -45,24 +45,31 @@ __all__ = (
     "without_dropped",
 )
 
-Pair = tuple[dict[str, Any], ActionResponse]
+Pair = tuple[Result, ActionResponse]
 Derived = tuple[tuple[Pair, ...], tuple[ActionResponse, ...]]  # rendered pairs, all sources
 Weighed = tuple[Derived, tuple[int, ...]]  # and each rendered result's size
 UNCUT = (0, "")  # an entry's budget decision when nothing was dropped: no cut, no marker
 
 
-class Entry(list[dict[str, Any]]):
-    """A tool_results entry (the results it renders) that may carry the section's marker; it
-    is truthy while it carries one, so the pipeline renders the marker of an entry that lost
+class Entry(tuple[Result, ...]):
+    """A tool_results entry (the results it renders, a tuple: an output turn is shared by the
+    compiles that reuse it) that may carry the section's marker, set at construction; it is
+    truthy while it carries one, so the pipeline renders the marker of an entry that lost
     every result."""
 
     marker: str = ""
+
+    def __new__(cls, results: Iterable[Result] = (), marker: str = "") -> Entry:
+        entry = super().__new__(cls, results)
+        if marker:
+            entry.marker = marker
+        return entry
 
     def __bool__(self) -> bool:
         return bool(self.marker) or len(self) > 0
 
 
-def results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -> str:
+def results_section(results: Sequence[Result], context: Sequence[object]) -> str:
     """The profile's ``results_section``: an entry's marker line, then its block; a pure
     function of the entry (so of the output turn object that carries it)."""
     marker = getattr(results, "marker", "")
@@ -70,8 +77,8 @@ def results_section(results: Sequence[dict[str, Any]], context: Sequence[Any]) -
 
 
 def cut_source_ids(
-    derived: list[Derived] | None,
-    cuts: list[tuple[int, str]] | None,
+    derived: Sequence[Derived] | None,
+    cuts: Sequence[tuple[int, str]] | None,
     pending: tuple[tuple[Pair, ...], Sequence[ActionResponse]],
     pending_cut: tuple[int, str],
 ) -> tuple[str, ...]:
@@ -115,12 +122,14 @@ def uncut(turn: Turn) -> Turn:
     return output_turn(turn, derive(turn), UNCUT)
 
 
-def cut_entry(pairs: tuple[Pair, ...], cut: tuple[int, str]) -> tuple[Entry, list[ActionResponse]]:
+def cut_entry(
+    pairs: tuple[Pair, ...], cut: tuple[int, str]
+) -> tuple[Entry, tuple[ActionResponse, ...]]:
+    """The entry that drops its ``cut[0]`` oldest rendered results and carries ``cut[1]``,
+    and its sources."""
     count, marker = cut
-    entry = Entry(r for r, _ in pairs[count:])
-    if marker:
-        entry.marker = marker
-    return entry, [s for _, s in pairs[count:]]
+    kept = pairs[count:]
+    return Entry((r for r, _ in kept), marker), tuple(s for _, s in kept)
 
 
 def without_dropped(
@@ -131,7 +140,7 @@ def without_dropped(
 
 
 def rendered_pairs(
-    message: Instruction, results: Sequence[dict[str, Any]], sources: Sequence[ActionResponse]
+    message: Instruction, results: Sequence[Result], sources: Sequence[ActionResponse]
 ) -> tuple[Pair, ...]:
     """The results an entry renders, with their sources (skipping one equal to an earlier one
     in the entry or to an item of the instruction's durable prompt context)."""
@@ -151,7 +160,7 @@ def budget_cuts(
 ) -> tuple[list[tuple[int, str]] | None, tuple[int, str], int, tuple[LeftOut, ...]]:
     """Each kept turn's (results cut, marker) — None when every one is ``UNCUT`` — the
     pending entry's, how many of the oldest rendered results ``budget`` drops, and their
-    ``truncated`` entries (``Bound.results_left``)."""
+    ``truncated`` entries (``BoundDecision.results_left``)."""
     if budget is None or weighed is None:
         return None, UNCUT, 0, ()
     entries = [*(pairs for (pairs, _), _ in weighed), pending]

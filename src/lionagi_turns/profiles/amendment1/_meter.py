@@ -8,13 +8,14 @@ resolved lazily, so an unbounded compile never loads a tokenizer); every count m
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from lionagi.protocols.messages import ActionRequest, ActionResponse, Instruction
 
 from lionagi_turns.core.history import action_result
+from lionagi_turns.core.render import Content, Part
 from lionagi_turns.memo import renders as _cache
 from lionagi_turns.profiles.amendment1._sections import result_entry
+from lionagi_turns.profiles.amendment1._turns import Record
 
 __all__ = ("Measure", "Meter")
 
@@ -41,16 +42,17 @@ class Meter:
             raise TypeError(f"measure({text[:40]!r}) returned {n!r}; it must return an int >= 0")
         return n
 
-    def content(self, content: Any) -> int:
-        """Tokens of rendered content: a string, or the text parts of a multimodal list."""
+    def content(self, content: Content | None) -> int:
+        """Tokens of rendered content: a string, or the text parts of a multimodal list; 0 for
+        None (nothing rendered). A text part whose ``text`` is not a string is a TypeError."""
         if isinstance(content, list):
-            return sum(self.text(p["text"]) for p in content if p.get("type") == "text")
+            return sum(self.text(_part_text(p)) for p in content if p.get("type") == "text")
         return self.text(content) if content else 0
 
     def instruction(self, message: Instruction) -> int:
         return self.content(_cache.render_durable(message))
 
-    def record(self, msg: Any) -> int | None:
+    def record(self, msg: Record) -> int | None:
         """Tokens of one history record as it would render; None for what never renders."""
         if isinstance(msg, Instruction):
             return self.instruction(msg)
@@ -59,3 +61,13 @@ class Meter:
         if isinstance(msg, ActionRequest):
             return None
         return self.text(msg.content.assistant_response)
+
+
+def _part_text(part: Part) -> str:
+    text = part["text"]
+    if not isinstance(text, str):
+        raise TypeError(
+            f"a text part of rendered content holds {type(text).__name__}, not a string; "
+            "render the content with lionagi_turns.core.render"
+        )
+    return text

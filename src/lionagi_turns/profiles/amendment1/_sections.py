@@ -23,13 +23,13 @@ from __future__ import annotations
 import base64
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from operator import attrgetter, itemgetter
-from typing import Any
 
 from lionagi.ln import json_dumps
 
 from lionagi_turns.core.envelope import BEGIN_MARKER, END_MARKER
+from lionagi_turns.core.render import Content
 from lionagi_turns.core.values import MAX_DEPTH
 from lionagi_turns.profiles.amendment1._contracts import LEFT_OUT_REASONS, ContextBlock, LeftOut
 
@@ -76,12 +76,12 @@ def block_entry(block: ContextBlock) -> dict[str, str]:
     }
 
 
-def result_entry(result: dict[str, Any]) -> str:
+def result_entry(result: Mapping[str, object]) -> str:
     """One action result as the canonical JSON the tool_results section renders it in."""
     return canonical_json(result)
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """``value`` as compact JSON with sorted keys: ``lionagi.ln.json_dumps(value,
     sort_keys=True)`` whenever that encodes it exactly, else the same text built item by item
     (``_encode``) for the values lionagi's YAML sends that orjson cannot, each a deterministic
@@ -116,13 +116,13 @@ class _Unencodable(Exception):
     """The item-by-item encoder met a value nested too deep (a cycle included)."""
 
 
-def _encode(value: Any, depth: int) -> str:
+def _encode(value: object, depth: int) -> str:
     kind = type(value)
     if kind is float:
         return _FLOAT_TOKENS.get(str(value)) or json_dumps(value)
     if kind is int:  # orjson's digits, and the exact digits beyond its 64 bits
         return int.__repr__(value)
-    if kind is bytes:
+    if type(value) is bytes:
         return json_dumps(base64.b64encode(value).decode("ascii"))
     if kind in _SCALARS:
         return json_dumps(value)
@@ -135,7 +135,7 @@ def _encode(value: Any, depth: int) -> str:
     return json_dumps(value, sort_keys=True)  # lionagi's conversions, or its refusal
 
 
-def _encode_dict(value: dict[Any, Any], depth: int) -> str:
+def _encode_dict(value: dict[object, object], depth: int) -> str:
     pairs = sorted(((_key_text(key, depth), key, item) for key, item in value.items()),
                    key=_FIRST)
     if len({text for text, _, _ in pairs}) == len(pairs):
@@ -146,7 +146,7 @@ def _encode_dict(value: dict[Any, Any], depth: int) -> str:
     return "[" + ",".join(f"[{key},{_encode(item, depth)}]" for key, item in encoded) + "]"
 
 
-def _key_text(key: Any, depth: int) -> str:
+def _key_text(key: object, depth: int) -> str:
     """A dict key as Python's ``json`` converts it; a key it refuses as its own JSON text."""
     kind = type(key)
     if kind is str:
@@ -205,14 +205,14 @@ def decode_context_section(section: str) -> tuple[ContextBlock, ...]:
     return tuple(blocks)
 
 
-def tool_results_block(results: Sequence[dict[str, Any]]) -> str:
+def tool_results_block(results: Sequence[Mapping[str, object]]) -> str:
     """One tool_results entry as its block; ``""`` for an empty entry."""
     if not results:
         return ""
     return f"{TOOL_RESULTS_BEGIN}\n{canonical_json(list(results))}\n{TOOL_RESULTS_END}"
 
 
-def append_part(content: Any, text: str) -> Any:
+def append_part(content: Content, text: str) -> Content:
     """``content`` followed by ``text`` (two newlines between; a trailing text part for list
     content; ``text`` alone when ``content`` rendered empty)."""
     if not text:
@@ -222,7 +222,7 @@ def append_part(content: Any, text: str) -> Any:
     return f"{content}\n\n{text}" if content else text
 
 
-def prepend_part(content: Any, text: str) -> Any:
+def prepend_part(content: Content, text: str) -> Content:
     """``text`` followed by ``content`` (two newlines between; joined to the leading text part
     of list content)."""
     if not text:

@@ -18,9 +18,8 @@ in the view.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 from uuid import UUID
 
 from lionagi.protocols.messages import (
@@ -30,7 +29,9 @@ from lionagi.protocols.messages import (
     Instruction,
 )
 
-__all__ = ("Turn", "Turns", "keep_newest", "split_turns")
+__all__ = ("Record", "Turn", "Turns", "keep_newest", "split_turns")
+
+Record = ActionRequest | ActionResponse | Instruction | AssistantResponse  # one that renders
 
 
 @dataclass(slots=True)
@@ -40,22 +41,21 @@ class Turn:
 
     instruction: Instruction | None
     assistants: list[AssistantResponse] = field(default_factory=list)
-    records: list[Any] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
 
 
 @dataclass(slots=True)
 class Turns:
     turns: list[Turn]
-    trailing: list[Any]
+    trailing: list[ActionRequest | ActionResponse]
 
 
-def split_turns(ids: Sequence[UUID], pile: Any) -> Turns:
-    """The whole turns of a validated view (see the module rules). ``pile`` is a lionagi
-    ``Pile`` (its records are read from its ``collections`` table, one hash per id, as the
-    default profile's walk reads them) or a mapping of id -> record."""
-    table = getattr(pile, "collections", pile)
+def split_turns(ids: Sequence[UUID], table: Mapping[UUID, object]) -> Turns:
+    """The whole turns of a validated view (see the module rules). ``table`` maps id ->
+    record (a lionagi ``Pile``'s ``collections``: one hash per id, as the default profile's
+    walk reads them)."""
     turns: list[Turn] = []
-    pending: list[Any] = []
+    pending: list[ActionRequest | ActionResponse] = []
     seen: set[UUID] = set()
     for uid in ids:
         if uid in seen:

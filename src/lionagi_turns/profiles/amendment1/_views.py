@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from itertools import compress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 from uuid import UUID
 
 from lionagi.protocols.messages import Message, MessageRole, System
@@ -34,13 +34,19 @@ from lionagi_turns.core.consistent import read_order
 from lionagi_turns.profiles.amendment1._contracts import LeftOut, LeftOutReason
 
 if TYPE_CHECKING:
+    from lionagi.protocols.action.tool import Tool
     from lionagi.session.branch import Branch
+    from lionagi.tools.context.context import ContextTool
 
 __all__ = ("EXCLUSIONS_KEY", "ViewExclusions", "record_context_tool", "view_exclusions")
 
 EXCLUSIONS_KEY = "lionagi_turns.view_exclusions"
 _INT = operator.attrgetter("int")
 _REASON = {"evict": "evicted", "evict_action_results": "evicted", "compact": "compacted"}
+
+_Id = TypeVar("_Id", bound=Hashable)
+# ``ContextTool.bind``: the tool bound to one branch
+Bind = Callable[["ContextTool", "Branch"], "Tool"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +89,7 @@ def view_exclusions(branch: Branch, progression: tuple[UUID, ...] | None) -> Vie
     return ViewExclusions(tuple(left_out), tuple(unrecorded))
 
 
-def _outside(order: Sequence[Any], view: Sequence[Any]) -> list[Any]:
+def _outside(order: Sequence[_Id], view: Sequence[_Id]) -> list[_Id]:
     """The items of ``order`` not in ``view``, in order. Exact UUIDs (the usual case) are
     compared by their integers (UUID equality), in one pass each; anything else as values."""
     if set(map(type, order)) <= {UUID} and set(map(type, view)) <= {UUID}:
@@ -93,7 +99,7 @@ def _outside(order: Sequence[Any], view: Sequence[Any]) -> list[Any]:
     return [uid for uid in order if uid not in members]
 
 
-def _record(branch: Branch, before: list[Any], action: str) -> None:
+def _record(branch: Branch, before: Sequence[UUID], action: str) -> None:
     after = set(branch.progression)
     record = branch.metadata.get(EXCLUSIONS_KEY)
     record = dict(record) if isinstance(record, dict) else {}
@@ -107,16 +113,16 @@ def _record(branch: Branch, before: list[Any], action: str) -> None:
     branch.metadata[EXCLUSIONS_KEY] = record
 
 
-def record_context_tool(bind: Callable[..., Any]) -> Callable[..., Any]:
+def record_context_tool(bind: Bind) -> Bind:
     """``ContextTool.bind`` whose tool records each view exclusion at its source."""
 
     @functools.wraps(bind)
-    def recording_bind(self: Any, branch: Branch) -> Any:
+    def recording_bind(self: ContextTool, branch: Branch) -> Tool:
         tool = bind(self, branch)
         inner = tool.func_callable
 
         @functools.wraps(inner)
-        async def context_tool(action: str, *args: Any, **kwargs: Any) -> Any:
+        async def context_tool(action: str, *args: object, **kwargs: object) -> object:
             before = list(branch.progression)
             result = await inner(action, *args, **kwargs)
             if (action in _REASON or action == "restore") and (
