@@ -6,7 +6,7 @@ module whose name starts with ``_`` is internal. Layout: ``docs/architecture.md`
 With a lionagi other than 0.36.x the package still imports: ``IntegrationError`` and
 ``__version__`` are there, ``install()`` and its siblings raise ``IntegrationError`` naming the
 installed and the supported versions, and every other public name raises it on access
-(``_support``); nothing reaches lionagi's internals.
+(``core.support``); nothing reaches lionagi's internals.
 """
 
 from typing import TYPE_CHECKING

@@ -153,3 +153,19 @@ def test_a_trace_without_the_decision_and_a_foreign_memory_are_errors() -> None:
         remember_decision(b, foreign)
     assert _memory.recall(b) is remembered  # nothing written
 
+
+
+def test_a_compile_that_fails_after_the_bound_leaves_the_memory_as_it_was() -> None:
+    """The bound ran (pass 5) but the render pass refused the current instruction's value (a
+    set, pass 8): the decision never reaches the memory, which keeps the previous one."""
+    b = _history(9)
+    add_instruction(b, "the results' turn")  # takes the pending results: none are left over
+    add_assistant(b, "done")
+    ok = TurnRequest(instruction=b.msgs.create_instruction(instruction="now"))
+    _compiled(b, ok)
+    kept = _memory.recall(b)
+    assert isinstance(kept, Remembered)
+    bad = b.msgs.create_instruction(instruction="now", context=[{"tags": {"a", "b"}}])
+    with pytest.raises(TypeError, match="set"):
+        _compiled(b, TurnRequest(instruction=bad))
+    assert _memory.recall(b) is kept

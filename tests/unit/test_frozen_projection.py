@@ -22,6 +22,8 @@ def _branch() -> Branch:
     b = Branch(system="policy")
     b.msgs.add_message(instruction="q1", context=["shared", "own"])
     b.msgs.add_message(assistant_response="a1")
+    request = b.msgs.add_message(action_function="lookup", action_arguments={"q": 1})
+    b.msgs.add_message(action_request=request, action_output={"rows": 2})
     b.msgs.add_message(instruction="q2", context=["shared"])
     b.msgs.add_message(assistant_response="a2")
     return b
@@ -39,6 +41,12 @@ def test_a_projection_and_its_turns_refuse_assignment() -> None:
     assert all(isinstance(f, tuple) for f in (projection.turns, projection.pending))
     assert isinstance(projection.turns[1], AssistantTurn)
     assert isinstance(projection.turns[1].messages, tuple)
+    second = projection.turns[2]  # the action pair folds into the instruction after it
+    assert isinstance(second, InstructionTurn)
+    assert second.results == ({"function": "lookup", "arguments": {"q": 1}, "output": {"rows": 2}},)
+    assert isinstance(second.sources, tuple) and len(second.sources) == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        projection.turns[1].messages = ()  # type: ignore[misc]
 
 
 def test_the_react_step_returns_new_turns_and_leaves_the_given_projection_as_it_was() -> None:
@@ -53,7 +61,8 @@ def test_the_react_step_returns_new_turns_and_leaves_the_given_projection_as_it_
     assert stepped.turns[0] is projection.turns[0]  # the first carrier keeps the items
     second = stepped.turns[2]
     assert isinstance(second, InstructionTurn) and second is not projection.turns[2]
-    assert list(second.context or ()) == [] and second.message is projection.turns[2].message
+    assert second.context == [] and second.message is projection.turns[2].message
+    assert second.results == projection.turns[2].results
     assert context == []
 
 

@@ -1,5 +1,5 @@
 """The pipeline is its passes over one frozen plan: ``PASSES`` in the documented order, each
-returning a new plan and leaving the one it was given as it was."""
+setting only the plan fields it decides."""
 
 from __future__ import annotations
 
@@ -38,17 +38,56 @@ def test_the_passes_run_in_the_order_the_module_docstring_numbers_them() -> None
     assert len(documented) == 10
 
 
-def test_each_pass_returns_a_new_plan_and_the_last_one_holds_the_compiled_request() -> None:
+# The plan fields each pass may set (core/plan.py's brackets); every other field must come
+# out as the very object that went in.
+SETS = {
+    "_check": {"items"},
+    "_select": {"view", "resumable"},
+    "_project": {"walk", "snap", "projected"},
+    "_validate": set(),
+    "_bound": {"bounded", "projection"},
+    "_react": {"projection", "current_context"},
+    "_plan_fold": {"parts", "fold"},
+    "_render": {"rendered", "messages", "reused"},
+    "_guard": set(),
+    "_finish": {"compiled"},
+}
+
+
+def _run_passes(plan: Plan) -> Plan:
+    for step in pipeline.PASSES:
+        out = step(plan)
+        assert isinstance(out, Plan)
+        for name in Plan._fields:
+            if name not in SETS[step.__name__]:
+                assert getattr(out, name) is getattr(plan, name), (step.__name__, name)
+        plan = out
+    return plan
+
+
+def test_each_pass_sets_only_its_own_fields_and_the_last_holds_the_compiled_request() -> None:
     b = _branch()
     request = _request(b)
-    plan = Plan(b, request, SEED_PROFILE, NO_MEMO)
-    seen = [plan]
-    for step in pipeline.PASSES:
-        before = tuple(plan)
-        plan = step(plan)
-        assert tuple(seen[-1]) == before  # the given plan is unchanged
-        seen.append(plan)
+    plan = _run_passes(Plan(b, request, SEED_PROFILE, NO_MEMO))
     assert plan.compiled == compile_chat_request(b, request)
     assert plan.view and plan.projected is not None and plan.parts is not None
+    assert plan.fold is not None and plan.rendered[-1].source == "current"
+
+
+def test_with_react_items_the_react_pass_sets_the_projection_and_the_current_context() -> None:
+    b = Branch(system="policy")
+    b.msgs.add_message(instruction="q1", context=["shared"])
+    b.msgs.add_message(assistant_response="a1")
+    request = TurnRequest(
+        instruction=b.msgs.create_instruction(instruction="now", context=["shared"])
+    )
+    plan = _run_passes(Plan(b, request, SEED_PROFILE, NO_MEMO, react_context=["shared"]))
+    assert plan.items == ("shared",)
+    assert plan.current_context == []  # the first carrier in history keeps the item
+    assert plan.compiled == compile_chat_request(b, request, react_context=["shared"])
+
+
+def test_a_plan_refuses_assignment() -> None:
+    plan = Plan(_branch(), _request(_branch()), SEED_PROFILE, NO_MEMO)
     with pytest.raises(AttributeError):
         plan.view = ()  # type: ignore[misc]

@@ -149,7 +149,7 @@ def image_host_deferred(facts: Facts, state: State) -> Step | None:
 
 
 def _sent_form(url: str) -> str:
-    """The URL as the compiler sends it (``_parts.http_url``)."""
+    """The URL as the compiler sends it (``core.parts.http_url``)."""
     return http_url(url) or url
 
 
@@ -176,8 +176,8 @@ def _refusal(url: str) -> str | None:
 
 
 def refused_value(facts: Facts, state: State) -> Step | None:
-    """Compiler: a ValueError/TypeError from the value and image rules (``_values``,
-    ``_parts``: a cycle, nesting past the depth limit, a type YAML cannot represent, a set, a
+    """Compiler: a ValueError/TypeError from the value and image rules (``core.values``,
+    ``core.parts``: a cycle, nesting past the depth limit, a type YAML cannot represent, a set, a
     path-like image payload, an ``image_detail`` outside the contract), the rule's text followed
     by the record; lionagi: sends the value (a set in hash order, the path as a data URI, any
     detail) or fails with an error naming no record (RecursionError, yaml's RepresenterError).

@@ -19,7 +19,7 @@ Warnings (the ADR's render rules kept, shown so nothing is sent unseen):
 - ``prompt_cache_record``: a prompt-cache record (``metadata["lionagi_turns.prompt_cache"]``)
   the prompt-cache profile does not use: not a well-formed record, a recorded sent text that
   does not verify (its durable view is sent instead), or a recorded stable segment without a
-  tool section the profile renders (``_cache_layout.compile_cached``'s ``audit``). Looked for
+  tool section the profile renders (``prompt_cache.layout.compile_cached``'s ``audit``). Looked for
   only when the view holds a record.
 """
 
@@ -64,7 +64,7 @@ def _entry(kind: str, message: str, positions: list[int], ids: list[str]) -> Jso
 
 def _image_detail_defects(projection: Projection) -> list[JsonObject]:
     """Retained instructions whose ``image_detail`` the current instruction could not carry
-    (``_parts.check_image_detail``, the one rule for both)."""
+    (``core.parts.check_image_detail``, the one rule for both)."""
     out = []
     for turn in projection.turns:
         if not isinstance(turn, InstructionTurn):

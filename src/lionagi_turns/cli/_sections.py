@@ -43,7 +43,7 @@ _FOLD_SECTION = {"system": "system", "context": "context_blocks", "guidance": "g
 
 @functools.lru_cache(maxsize=4096)
 def count_tokens(text: str) -> int:
-    """``_measure.count_tokens``, remembered (the same texts are counted by several views)."""
+    """``core.measure.count_tokens``, remembered (the same texts are counted by several views)."""
     return _count_tokens(text)
 
 

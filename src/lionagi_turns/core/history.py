@@ -2,9 +2,9 @@
 
 ``project_history`` walks the selected ids once and returns the conversational turns plus
 *all* defects it found (the CLI's ``check`` reports them all; the compiler raises the first kind
-in the ADR's order, ``_errors.DEFECT_RULES``). Nothing here renders or mutates a record.
+in the ADR's order, ``core.errors.DEFECT_RULES``). Nothing here renders or mutates a record.
 
-What a record becomes is ``_kinds.KIND_RULES`` (one row per message kind); on top of it the walk
+What a record becomes is ``core.kinds.KIND_RULES`` (one row per message kind); on top of it the walk
 finds these defects:
 
 - id not in ``branch.msgs.messages``  -> ``missing_id`` (all collected)
@@ -121,7 +121,7 @@ class Projection:
 def select_ids(branch: Branch, progression: tuple[UUID, ...] | None) -> tuple[UUID, ...]:
     """The view's ids in order: ``progression`` itself, or the branch's active progression
     (``metadata["current_progression"]`` when set) when it is None, read as of one moment
-    (``_consistent.read_order``: no id a concurrent append is halfway through writing)."""
+    (``core.consistent.read_order``: no id a concurrent append is halfway through writing)."""
     if progression is not None:
         return progression
     items = read_order(branch.msgs.messages, branch.progression)  # type: ignore[has-type]

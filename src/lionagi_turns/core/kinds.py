@@ -1,7 +1,7 @@
 """ADR-0007 D2 §2: the one table of message-kind rules.
 
 Each lionagi message kind the compiler knows is one ``KindRule`` row naming what the history
-walk does with it (``Projected``). ``_history.project_history`` dispatches on that value with
+walk does with it (``Projected``). ``history.project_history`` dispatches on that value with
 an exhaustive ``match`` (``assert_never``), and the compiler renders each turn kind the walk
 builds through its own exhaustive table; so a new message kind is one row here plus, if it
 projects to a new turn kind, that turn's walk step and render rule. A record no row matches is

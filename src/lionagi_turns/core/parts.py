@@ -10,8 +10,8 @@ Rules for one image string (history and current instructions alike):
   lower case (RFC 3986 §3.1). A URL holding a tab, CR or LF (the parser deletes them, so the
   host it checks is not the host written) is a ValueError.
 - http(s) URLs get every check that needs no DNS (NUL bytes, a host); the SSRF host check
-  (``validate_image_url``, which resolves the host) runs only in ``_providers.check_image_hosts``
-  at the adapter boundary.
+  (``validate_image_url``, which resolves the host) runs only in
+  ``core.providers.check_image_hosts`` at the adapter boundary.
 - ``data:`` URIs and other schemes go to lionagi's formatter (``_format_image_item``): data URIs
   are checked against lionagi's pattern; any other scheme is refused by lionagi's validator at
   its scheme check, before it would resolve anything.

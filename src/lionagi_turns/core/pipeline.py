@@ -6,12 +6,12 @@ Rules (input -> output):
   ``()`` -> no history; a tuple -> exactly those ids, in that order.
 - Missing ids -> one ValueError (also lionagi's NotFoundError) naming all; repeated ids ->
   ValueError naming each.
-- What each record kind becomes is ``_kinds.KIND_RULES``; a kind with no rule -> TypeError.
+- What each record kind becomes is ``core.kinds.KIND_RULES``; a kind with no rule -> TypeError.
 - Instruction right after instruction -> ``ValueError(CONSECUTIVE_INSTRUCTIONS)``; a branch with
   a system whose first retained record is an assistant -> ``ValueError(FIRST_MESSAGE_RULE)``
   (exact ADR texts; positions and ids in ``exc.defects`` and the exception notes).
 - Within one of ReAct's later calls (``react_context``), the caller's context items render once
-  (``_react``).
+  (``core.react``).
 - Historical ``Instruction`` -> one ``user`` message, durable sections only; the current
   instruction -> the last ``user`` message, durable sections plus the request's Tools,
   ResponseSchema and ResponseFormat. The supplied instruction's own call options are ignored:

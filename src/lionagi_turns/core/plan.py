@@ -1,9 +1,10 @@
 """``Plan``: the one value a compile's passes hand on (``core.pipeline``).
 
 Guarantees: a plan is immutable; a pass returns a new plan with the fields it decides set and
-every other field as it received them (``Plan._replace``). The first five fields are the
-compile's inputs; each later field is None (or empty) until the pass named beside it ran,
-and a pass asserts that the fields it reads are set (message ``EARLY``).
+every other field as it received them (``Plan._replace``), or the plan itself when it decides
+nothing new. The first five fields are the compile's inputs; each later field holds its default
+(None, empty, False or 0) until the pass named beside it ran, and a pass asserts that the
+optional fields it reads are set (message ``EARLY``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
 __all__ = ("EARLY", "Plan")
+
 
 class Plan(NamedTuple):
     """One compile between two passes (the pass that sets each field in brackets)."""

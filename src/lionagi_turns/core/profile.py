@@ -3,11 +3,11 @@
 ``SEED_PROFILE`` (ADR-0007 as seeded, the default) reproduces ``compile_chat_request``'s output
 byte for byte; every option's default is the seed behaviour. A later profile (ADR-0127's
 prompt-cache layout, ADR-0007 Amendment 1) is a ``CompileProfile`` with some options changed,
-run by the same pipeline (``_compiler.compile_traced``); it never copies a pass.
+run by the same pipeline (``core.pipeline.compile_traced``); it never copies a pass.
 
 What an option may change (pass in brackets):
 
-- ``bound`` [after project]: drop whole turns from the projection, e.g. a history bound. It
+- ``bound`` [bound, pass 5]: drop whole turns from the projection, e.g. a history bound. It
   returns a ``Bounded`` value: the projection the compile renders and the profile's own
   record of what it kept and left out (``Trace.bounded``; the pipeline never reads it). The
   trace keeps the full projection beside the bounded one. Defects are raised from the full
@@ -40,7 +40,7 @@ What an option may change (pass in brackets):
   parts are reused only for leading turns the bound returns as the very same objects.
 
 What no profile may change: selection and its errors (D2 §1), the kind rules and the
-defects (``_kinds``, ``_errors``), the ordering checks (D2 §3), the ReAct step (D2 §2), the
+defects (``core.kinds``, ``core.errors``), the ordering checks (D2 §3), the ReAct step (D2 §2), the
 guard against an empty current turn, the durable record (D1), and that no stored record,
 content, progression or branch metadata is written and no I/O is done.
 """
@@ -93,8 +93,9 @@ def _no_blocks(branch: Branch, request: TurnRequest) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class Bounded:
-    """What a profile's ``bound`` decided: ``projection`` is what the compile renders (whole
-    turns of the projection it was given, in order); ``decision`` is the profile's own record
+    """What a profile's ``bound`` decided: ``projection`` is what the compile goes on with
+    (whole turns of the projection it was given, in order; the ReAct step may then replace
+    some of its instructions by this request's copies); ``decision`` is the profile's own record
     of the choice, carried to ``Trace.bounded`` unread by the pipeline."""
 
     projection: Projection
@@ -140,9 +141,9 @@ class Kept:
     """A successful compile's walk as ``Memo.keep`` receives it: ``snap`` the memo's own
     ``snapshot`` (or the one ``resume`` returned), ``previous`` the walk it resumed (None: a
     full walk), ``projected`` / ``projection`` the full and the bounded projection, ``history``
-    the rendered parts before the current turn (``core.rendering.RenderedPart``, which imports
-    this module), ``messages`` the messages they produced, ``reused`` how many leading
-    ``history`` parts are ``previous``'s and ``plan`` the compile's fold plan."""
+    the rendered parts before the current turn, ``messages`` the messages they produced,
+    ``reused`` how many leading ``history`` parts are ``previous``'s and ``plan`` the
+    compile's fold plan."""
 
     branch: Branch
     key: Hashable

@@ -76,7 +76,7 @@ def check_image_hosts(messages: Iterable[Mapping[str, object]]) -> None:
 
 
 def _is_http(url: str) -> bool:
-    """Whether ``url`` is an http(s) URL by ``_parts.http_url``'s rule; one it refuses is still
+    """Whether ``url`` is an http(s) URL by ``core.parts.http_url``'s rule; one it refuses is still
     handed to lionagi's validator, which refuses it too."""
     try:
         return http_url(url) is not None

@@ -15,16 +15,16 @@ Guarantees:
 - ``context`` replaces the source's prompt context for this rendering only (a compiler step
   such as ReAct's de-dup); action ``results`` are merged after it (ADR D2 §2), or, with
   ``results_section``, rendered by it after the content instead (a profile option).
-- A fold target carries the fold as ``_fold.encode`` decides (its round-trip check keeps the
+- A fold target carries the fold as ``core.fold.encode`` decides (its round-trip check keeps the
   D3 section byte-exact on three lines of its own); plain-content instructions carry it
   verbatim before their text.
 - Images render as one text part followed by ``image_url`` parts, shaped as lionagi shapes them,
-  without network access (rules in ``_parts``; the SSRF host check runs in
-  ``_providers.check_image_hosts``); ``image_detail`` is checked for every instruction.
-- Every value rendered passes ``_values.check_value`` first (cycles, depth, types YAML cannot
+  without network access (rules in ``core.parts``; the SSRF host check runs in
+  ``core.providers.check_image_hosts``); ``image_detail`` is checked for every instruction.
+- Every value rendered passes ``core.values.check_value`` first (cycles, depth, types YAML cannot
   represent, sets, lone surrogates; text fields ``check_text``), action results included (the
   same rules on every profile: what lionagi renders is sent everywhere), and results fold with
-  ``_merge.merge_results``.
+  ``core.merge.merge_results``.
 """
 
 from __future__ import annotations
@@ -167,7 +167,7 @@ def _check_values(
     results: Sequence[Result],
     options: CallOptions | ShownSections,
 ) -> None:
-    """Every value the renderer reads passes ``_values.check_value`` (named by field); text
+    """Every value the renderer reads passes ``core.values.check_value`` (named by field); text
     fields are text and ``images`` a list."""
     value = source.plain_content
     if value is not None and not isinstance(value, str):
@@ -179,7 +179,7 @@ def _check_values(
             f"images is of type {type(source.images).__name__}; give a list of image strings"
         )
     for index, image in enumerate(source.images):
-        if type(image) is str:  # other kinds are refused by ``_parts``
+        if type(image) is str:  # other kinds are refused by ``core.parts``
             check_text(image, f"images[{index}]")
     for name in ("instruction", "guidance"):
         value = getattr(source, name)

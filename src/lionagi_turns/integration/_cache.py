@@ -1,6 +1,6 @@
 """ADR-0127 at the call surface: the prompt-cache profile's compile and what the adapter gets.
 
-``compile_for_prompt_cache(branch, request)`` compiles with ``_cache_layout.compile_cached``
+``compile_for_prompt_cache(branch, request)`` compiles with ``prompt_cache.layout.compile_cached``
 over the Branch's tool set (``branch.acts.schema_list``, the conversation's tools, D2) and
 returns the compiled request (its instruction carrying the durable ``SentRecord``) and the
 ``system_blocks`` value for lionagi's Anthropic adapter: a ``SegmentedBlocks`` list, which the
@@ -12,7 +12,7 @@ ordered stable blocks.
 ``messages`` with the marks the Anthropic projection places, one line per mark naming its
 segment and lifetime, what changed against the previous recorded request, and every
 prompt-cache record the compile did not use (``ignored_records``: position, id, reason; see
-``_cache_layout.compile_cached``'s ``audit``).
+``prompt_cache.layout.compile_cached``'s ``audit``).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ so the estimate runs low. This version:
   provider kwargs), which the adapter keeps in ``turn_options`` beside the recorded instruction,
   never on it: D1's durable record stays free of them. An instruction no adapter compiled
   (recorded by plain lionagi, or reloaded) gets none;
-- passes lionagi's ReAct caller context (``_react.react_context_now``), as the adapter does;
+- passes lionagi's ReAct caller context (``core.react.react_context_now``), as the adapter does;
 - adds the context blocks of the branch's ``last_context_report`` when the branch has providers
   and a system message (lionagi gathers them before the pre-call hook, so inside a call they are
   the blocks this very request carries);

@@ -1,11 +1,11 @@
 """A historical instruction's provider text without building an ``InstructionContent``.
 
 Contract: ``render_history(content, results)`` equals
-``_render.render_instruction(content, results=results)`` byte for byte, and raises what it
+``core.render.render_instruction(content, results=results)`` byte for byte, and raises what it
 raises, always.
 
 Why skipping the construction is exact: for a history render (no fold, no call options)
-``render_instruction`` checks the values (``_values.check_value``, ``_parts`` for
+``render_instruction`` checks the values (``core.values.check_value``, ``core.parts`` for
 ``image_detail``), builds ``InstructionContent(instruction, guidance, list(context))`` and asks
 for its structured text. That construction only wraps lists and dicts in lionagi's tracked
 copies, which render exactly like the originals (``_prune`` turns both into plain

@@ -32,8 +32,8 @@ Rules (what makes resuming correct):
   object and the folded parts are equal, and it replaces the target's reused part.
 - List (multimodal) contents are copied on their way to the caller (``own_copy``), so a caller
   changing a compiled message never changes a later compile.
-- Only while the fast path is on (``switch``), never within a ReAct step's compile (it sets
-  ``InstructionTurn.context`` on its projection).
+- Only while the fast path is on (``switch``), never within a ReAct step's compile (it gives
+  this request copies of the instructions it reduces, each with its own context).
 
 Limitation: as for the render cache, a write that bypasses lionagi's tracking
 (``object.__setattr__(content, ...)``, ``dict.__setitem__(tracked, ...)``) is not seen; switch

@@ -28,7 +28,7 @@ of >= 20,000 examples in CI):
   ``int`` (at most 1,000 bits), ``float``, ``bool`` or ``None`` — every value is checked,
   also those pruning drops; dict keys are non-empty ``str``; nesting is at most ``MAX_DEPTH``
   deep and holds at most ``MAX_ITEMS`` items in all, shared containers counted each time they
-  are reached (so every in-domain value also passes ``_values.check_value``, whose limits are
+  are reached (so every in-domain value also passes ``core.values.check_value``, whose limits are
   wider, and no value expands the walk without bound);
 - every string holds only TAB, LF, printable ASCII and BMP characters from U+00A0 up, except
   U+2028, U+2029, U+FEFF, surrogates and U+FFFE/U+FFFF (libyaml escapes or breaks on those

@@ -16,22 +16,24 @@ holding the bounded projection the pipeline renders and this call's ``BoundDecis
 - the records, on the decision: ``exclusions``, ``truncated``, ``history_kept``,
   ``results_kept``, ``results_left`` (references by id string).
 
-``Bound`` holds only its configuration; a call changes nothing on it, so one ``Bound`` may run
-any number of calls and each returns its own decision.
+``Bound`` holds only its configuration and each call returns its own decision. Its one
+stateful part is a ``rule`` that keeps state of its own (the input ceiling's ``Stepper``,
+``_ceiling``, records what it stepped for the compile that made it); such a ``Bound`` serves
+one compile.
 
-Memory (``_memory``, one value per live branch; only with the fast path on and no ReAct
-items): the decision's ``memory`` is what this call made of each kept turn — its id strings,
-its entry's source ids, its budget decision and its output turn object — and, under budgets,
-what it measured (each turn's history size, each entry's result sizes, the dropped turns'
-entries); ``remember_decision``, called once the pipeline succeeded, keeps it for the branch.
-The next call takes a turn's part from there only when the turn is the very object the
-remembered call was given (the pipeline hands back the same turn objects only while every
-record and content behind them is unchanged, and never mutates a turn it handed out —
-``_fast/resume``); its output turn object only when the budget decisions for it (results cut,
-marker) are also the same; a size only for the same ``measure`` object (a function of its
-text). Everything taken is what this call would derive again, so the output and the records
-are identical with the memory on or off; an unchanged turn keeps its output turn object, which
-lets the pipeline reuse its rendering.
+Memory (``_memory``, one value per live branch; read and kept only with the fast path on and no
+ReAct items, and forgotten by a call with ReAct items whatever the fast path): the decision's
+``memory`` is what this call made of each kept turn — its id strings, its entry's source ids,
+its budget decision and its output turn object — and, under budgets, what it measured (each
+turn's history size, each entry's result sizes, the dropped turns' entries);
+``remember_decision``, called once the pipeline succeeded, keeps it for the branch. The next
+call takes a turn's part from there only when the turn is the very object the remembered call
+was given (the pipeline hands back the same turn objects only while every record and content
+behind them is unchanged, and turns are frozen — ``memo/resume``); its output turn object only
+when the budget decisions for it (results cut, marker) are also the same; a size only for the
+same ``measure`` object (a function of its text). Everything taken is what this call would
+derive again, so the output and the records are identical with the memory on or off; an
+unchanged turn keeps its output turn object, which lets the pipeline reuse its rendering.
 """
 
 from __future__ import annotations
@@ -83,8 +85,8 @@ Rule = Callable[[Projection, Sequence[Sequence[Turn]], Sequence[int]], int]
 class BoundDecision:
     """What one bound call decided (module docstring): its records, and ``memory``, what the
     branch's memory takes from it once the pipeline succeeded (``remember_decision``): a
-    ``Remembered`` to keep, ``FORGET`` (the call ran a ReAct step) or None (the fast path is
-    off: the memory is left as it is)."""
+    ``Remembered`` to keep, ``FORGET`` (the call ran a ReAct step; with the fast path on or
+    off) or None (the fast path is off and no ReAct step ran: the memory is left as it is)."""
 
     exclusions: tuple[LeftOut, ...]
     truncated: tuple[LeftOut, ...]
@@ -116,8 +118,9 @@ class _Start:
 @dataclass(frozen=True, slots=True)
 class Bound:
     """The profile's ``bound`` (module docstring): its configuration only. ``react``: the
-    compile runs a ReAct step, which sets ``context`` on the output turns, so nothing is taken
-    from the memory and the decision forgets what it holds; nor when ``keep`` is False: the
+    compile runs a ReAct step, which replaces the output turns it reduces by copies holding
+    this request's context, so nothing is taken from the memory and the decision forgets what
+    it holds; nor when ``keep`` is False: the
     compile's ``Memo.keeps`` (the fast path off; None: ``chosen_memo()``'s)."""
 
     branch: Branch

@@ -1,7 +1,7 @@
 """Amendment 1 composed with the prompt-cache layout (ADR-0127): one compile that has both.
 
 ``compile_cached_amended(branch, request, tool_schemas, ...)`` runs the prompt-cache profile's
-compile (``_cache_layout.compile_cached``) with Amendment 1's options layered on it:
+compile (``prompt_cache.layout.compile_cached``) with Amendment 1's options layered on it:
 
 - from Amendment 1: context admission under the context budget (skip markers), the history
   and tool_results bound (``_bound.Bound``, with the ceiling's stepped rule when a ceiling is
@@ -59,7 +59,7 @@ PROFILE_NAME = "adr-0127+adr-0007-amendment-1"
 
 @dataclass(slots=True)
 class _Layered:
-    """``_cache_layout.Compose`` for one compile: Amendment 1's profile options over the
+    """``prompt_cache.layout.Compose`` for one compile: Amendment 1's profile options over the
     prompt-cache profile's."""
 
     amended: CompileProfile

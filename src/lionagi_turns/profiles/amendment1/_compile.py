@@ -1,5 +1,5 @@
-"""Amendment 1's ``compile_chat_request``: the default pipeline (``_compiler.compile_traced``)
-under an Amendment 1 ``CompileProfile`` (``_profile``), plus D7's records.
+"""Amendment 1's ``compile_chat_request``: the default pipeline (``core.pipeline.compile_traced``)
+under an Amendment 1 ``CompileProfile`` (``core.profile``), plus D7's records.
 
 Passes (ADR-0007 D2 §6 steps 1-4; the pipeline's own passes are not copied):
 

@@ -8,7 +8,8 @@ Rules:
 - Values are replaced whole (``remember``), never changed in place, so concurrent compiles
   of one branch read either the old or the new value, each complete.
 - Nothing is written to the branch or to any lionagi object.
-- With the fast path off (``_fast.switch``) the callers neither read nor write it.
+- With the fast path off (the compile's memo does not keep) the callers never read it and
+  never keep a value; a compile with ReAct items still forgets the branch's value.
 
 The value (``Remembered``) is one bound call's decisions for the branch's next call
 (``_bound``); what a call hands the memory is a ``Remembered`` (keep it), ``FORGET`` (drop
@@ -65,7 +66,7 @@ class Remembered:
 @dataclass(frozen=True, slots=True)
 class Forget:
     """A call's word to the memory: drop what is remembered for the branch (the call ran a
-    ReAct step, whose output turns carry this request's context)."""
+    ReAct step, whose output turns are this request's copies holding its context)."""
 
 
 FORGET = Forget()

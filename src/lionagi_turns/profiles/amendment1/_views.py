@@ -67,7 +67,7 @@ def view_exclusions(branch: Branch, progression: tuple[UUID, ...] | None) -> Vie
     left_out: list[LeftOut] = []
     unrecorded: list[str] = []
     table = pile.collections  # the record order is the pile's own progression
-    with pile.lock:  # both orders as of one moment (``_consistent.read_order``)
+    with pile.lock:  # both orders as of one moment (``core.consistent.read_order``)
         order = read_order(pile, branch.msgs.progression)
         view = read_order(pile, branch.progression)
     for uid in _outside(order, view):

@@ -36,7 +36,7 @@ class AsSent:
     def __init__(self, records: ViewRecords) -> None:
         self.records = records
         self.unverified: dict[int, IgnoredRecord] = {}
-        # a composed profile's results section (``_cache_compose``); None: the seed's merge
+        # a composed profile's results section (``prompt_cache.compose``); None: the seed's merge
         self.results_section: ResultsSection | None = None
 
     def __call__(self, branch: Branch, turn: InstructionTurn, rendered: Content) -> Content:

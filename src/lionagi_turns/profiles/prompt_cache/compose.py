@@ -2,7 +2,7 @@
 results after its content (Amendment 1's tool_results section).
 
 The prompt-cache profile sends a historical instruction's recorded text when
-``_cache_sent.verified_text`` accepts it: the durable rendering, then the response sections.
+``prompt_cache.sent.verified_text`` accepts it: the durable rendering, then the response sections.
 Under a ``results_section`` both the durable rendering and the sent text end in the same
 results tail (the rendering's last paragraph, or its last text part), after which the response
 sections cannot follow. ``verified_with_results(turn, rendered, record, section)`` is

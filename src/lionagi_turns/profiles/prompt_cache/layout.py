@@ -17,7 +17,7 @@ Used when the call's endpoint places the prompt cache (lionagi's
   ResponseFormat sections. Each sent instruction carries a durable record in its ``metadata``
   (``RECORD_KEY``; see ``SentRecord``) holding the text it was sent as; a historical instruction
   renders that text while its durable rendering still equals the one recorded and the text is
-  one the profile renders for it (``_cache_sent``), else its durable rendering (a history
+  one the profile renders for it (``prompt_cache.sent``), else its durable rendering (a history
   rewrite when that differs from what was sent). A record that is not well formed is ignored,
   a field of the wrong shape read as absent; each is listed in ``CachedCompile.ignored``.
 - System: the branch's (``branch_system``: ``msgs.system``, or the System message at the head
@@ -36,9 +36,9 @@ instruction sends its recorded text (``history_text``), and the stable segment i
 ``stable_blocks``. Selection, the kind and ordering rules, their errors, the ReAct step and the
 empty-turn guard are the compiler's.
 
-Speed (``_cache_memo``, fast path only; the output is the same with it off): the view's records,
-the tool section and the prefix digests are carried over from the previous compile of the
-branch while what they were made from is unchanged, and the profile's ``reuse`` key is
+Speed (``prompt_cache.memo``, fast path only; the output is the same with it off): the view's
+records, the tool section and the prefix digests are carried over from the previous compile of
+the branch while what they were made from is unchanged, and the profile's ``reuse`` key is
 ``("adr-0127", records.stamp)``, so the compiler resumes its previous walk exactly while the
 records it rendered from are unchanged (a new stamp drops the walk the old key reached).
 
@@ -131,7 +131,7 @@ class CachedCompile:
 def tool_section(schemas: Sequence[object]) -> str:
     """The tool set as the stable segment shows it (lionagi's rendering), "" for none.
 
-    Every schema first passes the value guard (``_values.check_value``): a schema holding a
+    Every schema first passes the value guard (``core.values.check_value``): a schema holding a
     value lionagi's YAML cannot represent, itself, a set (hash order: a stable segment that
     differs per process) or a lone surrogate is refused with a ValueError/TypeError naming the
     tool and the path inside its schema, before anything is rendered or sent."""
@@ -395,5 +395,5 @@ def _sectioned(profile: CompileProfile) -> _Sectioned:
 
 def _reuse_key(stamp: int) -> tuple[str, int]:
     """The profile's ``CompileProfile.reuse``: its name and the records' stamp, so a walk is
-    resumed only by compiles that read the same records (``_cache_memo``)."""
+    resumed only by compiles that read the same records (``prompt_cache.memo``)."""
     return ("adr-0127", stamp)

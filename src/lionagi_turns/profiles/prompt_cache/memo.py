@@ -25,7 +25,7 @@ so a reused rendering of a historical instruction (``history_text``) is one made
 record. ``ViewRecords.sent_record(turn, rendered)`` is the record read for that turn's message in
 this answer (so a compile reads each record once; else ``read_record(turn.message)``) when its
 ``basis`` is ``digest(rendered)``, else None, with the record's text when
-``_cache_sent.verified_text`` accepts it (else None); both answers are remembered for a
+``prompt_cache.sent.verified_text`` accepts it (else None); both answers are remembered for a
 rendering that is the very same text object (the render cache hands out the same object while a
 record is unchanged), along the answers that extend one another. ``ViewRecords.rejected``: the
 view position, id and reason of each instruction whose record data is not a record, is one with
@@ -34,14 +34,14 @@ flaws (``SentRecord.flaws``), or whose ``metadata`` is not a ``dict``.
 ``tool_section(branch, schemas, render)``: the stable segment's tool section, rendered again
 only when the schemas are not the same JSON data as last time (``_same_plain``).
 
-``prefix_digests(branch, messages, marks)``: ``_cache_record.prefix_digests``, resumed from a
+``prefix_digests(branch, messages, marks)``: ``prompt_cache.record.prefix_digests``, resumed from a
 chain state kept from the previous compile of the branch at the longest prefix its messages
 share with these (the same ``CompiledMessage`` objects, or ones whose digests are equal: the
 same role and equal text, or equal canonical JSON), so only the messages after it are hashed.
 
 Keying and lifetime: one slot per live Branch, by identity (a weak reference; a finalizer drops
 the slot with the branch, so a branch rebuilt with the same id is another branch). A slot holds
-the records of the branch's pile as last read (strongly, as ``_fast.resume``'s walk does, so the
+the records of the branch's pile as last read (strongly, as ``memo.resume``'s walk does, so the
 identity checks are pointer comparisons and an ``id`` is never recycled under them), record
 copies and compiled messages (plain data), nothing that refers to the branch: a dropped branch's
 slot goes in the collection that frees the branch. Slot fields are replaced whole, never updated
@@ -101,7 +101,7 @@ if TYPE_CHECKING:
 
 __all__ = ("ViewRecords", "prefix_digests", "slot_count", "tool_section", "view_records")
 
-_slots = SLOTS  # the slots by branch id (``slots.SLOTS``, the same dict), read where memo is
+_slots = SLOTS  # the slots by branch (``slots.SLOTS``, the same table), read where memo is
 
 _stamps = count(1)  # next() on a count is atomic under the GIL
 _metadata = attrgetter("metadata")
@@ -133,7 +133,7 @@ class ViewRecords:
         self, turn: InstructionTurn, rendered: Content
     ) -> tuple[SentRecord | None, Content | None]:
         """``turn``'s record when its ``basis`` is the digest of ``rendered`` (module
-        contract), else None; and with it the record's text when ``_cache_sent`` verifies it
+        contract), else None; and with it the record's text when ``prompt_cache.sent`` verifies it
         for ``turn`` and ``rendered``, else None."""
         index, record = self._find(turn)
         if record is None:
@@ -349,7 +349,7 @@ def _same_plain(live: Any, copy: Any) -> bool:
 def prefix_digests(
     branch: Branch, messages: tuple[CompiledMessage, ...], marks: set[int], keep: bool | None = None
 ) -> dict[int, str]:
-    """``_cache_record.prefix_digests(messages, marks)`` (module contract)."""
+    """``prompt_cache.record.prefix_digests(messages, marks)`` (module contract)."""
     if not (chosen_memo().keeps if keep is None else keep):
         return _cache_record.prefix_digests(messages, marks)
     slot = _slot(branch)

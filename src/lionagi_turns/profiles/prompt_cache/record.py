@@ -1,18 +1,17 @@
 """ADR-0127's durable record of a sent instruction, and the digests it holds.
 
-``SentRecord`` is what the prompt-cache profile (``_cache_layout``) stores on each instruction it
-compiles (``metadata[RECORD_KEY]``, plain JSON); ``read_record`` reads it back, None for anything
-that is not a well-formed record of this version: every field of its JSON type (a ``dict``, not
-any mapping; ``messages`` a positive ``int``; digests 64 lowercase hex digits; at most two
-``stable_blocks``), and ``record_problem`` names the first field that is not. Two fields are
-read as absent instead, the rest of the record kept (``SentRecord.flaws`` names them): a
-``text`` that is neither a string nor a list of parts led by a text part (None: the record holds
-no text to send, the instruction's durable view is sent) and ``stable_blocks`` that are not 1
-or 2 strings. ``digest(value)`` is the
-SHA-256 of ``value``'s canonical JSON (sorted keys, no ASCII escaping, no spaces);
-``message_digest`` that of one message's role and content; ``prefix_digests`` the chain over a
-request's messages, read at given lengths (``SentRecord.prefix``). Pure functions of their
-arguments.
+``SentRecord`` is what the prompt-cache profile (``prompt_cache.layout``) stores on each
+instruction it compiles (``metadata[RECORD_KEY]``, plain JSON); ``read_record`` reads it back,
+None for anything that is not a well-formed record of this version: every field of its JSON type
+(a ``dict``, not any mapping; ``messages`` a positive ``int``; digests 64 lowercase hex digits;
+at most two ``stable_blocks``), and ``record_problem`` names the first field that is not. Two
+fields are read as absent instead, the rest of the record kept (``SentRecord.flaws`` names
+them): a ``text`` that is neither a string nor a list of parts led by a text part (None: the
+record holds no text to send, the instruction's durable view is sent) and ``stable_blocks`` that
+are not 1 or 2 strings. ``digest(value)`` is the SHA-256 of ``value``'s canonical JSON (sorted
+keys, no ASCII escaping, no spaces); ``message_digest`` that of one message's role and content;
+``prefix_digests`` the chain over a request's messages, read at given lengths
+(``SentRecord.prefix``). Pure functions of their arguments.
 """
 
 from __future__ import annotations
@@ -80,7 +79,7 @@ class SentRecord:
     which holds no tool functions, still shows its tool section); ``fold``: the context blocks
     first returned on this call, which its text carries (None when none). Plain JSON, so it
     survives ``Branch.to_dict()`` / ``from_dict()`` and plain lionagi, which never reads it.
-    What a historical instruction sends from it is checked by ``_cache_sent``.
+    What a historical instruction sends from it is checked by ``prompt_cache.sent``.
     """
 
     text: Content | None  # None: the stored value was not a text

@@ -12,7 +12,7 @@ durable view):
   guidance), the same results and context;
 - a text is ``base`` itself, or the instruction rendered again as the profile renders a current
   instruction (with the same fold, results and context) whose call options show exactly the
-  response sections the text ends in, byte for byte (``_render.ShownSections``). Those
+  response sections the text ends in, byte for byte (``core.render.ShownSections``). Those
   sections are read from the text's last lines: from one of its last three lines that start
   with ``Tools:``, ``ResponseSchema:`` or ``ResponseFormat:`` on, the text must be exactly the
   profile's rendering of the sections it loads back to (``response_sections``: in that order,
@@ -30,7 +30,7 @@ sections alone), which is compared instead (a property test checks both decide a
 
 Pure; reads ``turn.message.content`` (durable fields) and ``record`` only. The check of a
 section text is remembered for the last 256 distinct texts (an answer is a function of the
-text alone); the memo of ``_cache_memo`` remembers each record's answer.
+text alone); the memo of ``prompt_cache.memo`` remembers each record's answer.
 """
 
 from __future__ import annotations
