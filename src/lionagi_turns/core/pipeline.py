@@ -305,21 +305,16 @@ def _kept_fold(
     plan: Plan, target: int | None, turn: InstructionTurn | None, folded: FoldParts
 ) -> FoldPlan:
     """The fold plan for ``folded`` into ``turn`` (None: the current instruction)."""
-    walk, memo = plan.walk, plan.memo
-    projection = plan.projection
-    assert projection is not None, _EARLY
+    walk = plan.walk
     if walk is not None and turn is not None and target is not None and (old := walk.plan):
         turns = walk.projection.turns
         same = old.target == target and target < len(turns) and turns[target] is turn
         if same and old.parts == folded:
             return FoldPlan(target, folded, old.encoding, own_copy(old.rendered))
     if turn is not None:
-        rendered, encoding = render_history(plan.branch, turn, plan.profile, folded, memo)
+        rendered, encoding = render_history(plan.branch, turn, plan.profile, folded, plan.memo)
     else:
-        rendered, encoding = render_current(
-            plan.branch, plan.request, projection, plan.profile, plan.current_context,
-            folded, memo,
-        )  # fmt: skip
+        rendered, encoding = render_current(plan, folded)
     if encoding is None:  # pragma: no cover - render_view returns an encoding with a fold
         raise AssertionError("a rendering that carries the fold must report its encoding")
     return FoldPlan(target, folded, encoding, rendered)

@@ -45,7 +45,7 @@ def render_turns(
     """Every rendered part of ``plan`` (the current instruction last), the compiled messages
     and how many leading parts ``plan.walk`` supplied (``memo.resume``: the turns that are the
     same objects as in the walk, its fold part replaced by this plan's)."""
-    branch, request, profile, memo = plan.branch, plan.request, plan.profile, plan.memo
+    branch, profile, memo = plan.branch, plan.profile, plan.memo
     projection, fold, walk = plan.projection, plan.fold, plan.walk
     assert projection is not None, EARLY
     out: list[RenderedPart] = []
@@ -59,13 +59,9 @@ def render_turns(
                 _refold(out, messages, fold)
     _render_history_turns(branch, projection, profile, fold, memo, start, out, messages)
     folded = fold is not None and fold.target is None
-    if fold is not None and folded:
-        current = fold.rendered
-    else:
-        current = render_current(
-            branch, request, projection, profile, plan.current_context, None, memo
-        )[0]
-    current = own_copy(current)
+    current = own_copy(
+        fold.rendered if fold is not None and folded else render_current(plan, None)[0]
+    )
     index = len(messages)
     user = MessageRole.USER
     out.append(RenderedPart("current", user, current, None, index if current else None, folded))
@@ -242,15 +238,12 @@ def current_record(request: TurnRequest) -> str:
     return f"current instruction, id {request.instruction.id}"
 
 
-def render_current(
-    branch: Branch,
-    request: TurnRequest,
-    projection: Projection,
-    profile: CompileProfile,
-    context: list[object] | None,
-    fold: FoldParts | None,
-    memo: Memo,
-) -> tuple[Content, Encoding | None]:
+def render_current(plan: Plan, fold: FoldParts | None) -> tuple[Content, Encoding | None]:
+    """The current instruction's rendering under ``plan`` (its projection's pending results,
+    the ReAct step's context) with ``fold``, and the fold's encoding (None without a fold)."""
+    branch, request, profile, memo = plan.branch, plan.request, plan.profile, plan.memo
+    projection, context = plan.projection, plan.current_context
+    assert projection is not None, EARLY
     options = profile.current_options(branch, request)
     with naming_record(functools.partial(current_record, request)):
         if (
