@@ -25,7 +25,7 @@ layer first; a module may import its own layer or a lower one:
     patch table names every replacement, so it sits above them)
  9. ``characterize.*``
 10. ``cli.*``
-11. ``lionagi_turns`` itself, ``__main__``, ``_moved``, the 0.1 stubs
+11. ``lionagi_turns`` itself and ``__main__``
 
 Besides the order: no import circle; ``core`` imports nothing from ``memo``, ``profiles``,
 ``integration``, ``characterize`` or ``cli``; ``memo.switch`` is imported only by ``memo.*``,
@@ -79,7 +79,7 @@ _INTEGRATION_ORDER: tuple[tuple[str, ...], ...] = (
     ("__init__",),
 )  # fmt: skip
 _PROFILES_BASE = ("__init__", "_registry", "_run", "seed")
-_TOP = ("__init__", "__main__", "_moved")
+_TOP = ("__init__", "__main__")
 _NEVER_FROM_CORE = ("memo", "profiles", "integration", "characterize", "cli")
 # the facade (``lionagi_turns`` itself) re-exports the public ``no_fast_path``
 _SWITCH_USERS = ("lionagi_turns.profiles._run", "lionagi_turns.profiles.seed", "lionagi_turns")
@@ -188,7 +188,7 @@ def rank(name: str) -> Rank:
     if head == "cli":
         return (10, 0)
     if head in _TOP or modules()[name].parent == SRC / PACKAGE:
-        return (11, 0)  # the facade, and the 0.1 stub modules beside it
+        return (11, 0)  # the facade
     raise AssertionError(f"{name} belongs to no layer; add it to the rule in this test")
 
 

@@ -1,13 +1,10 @@
 """The public API is exactly what docs/usage.md's "Public API" section promises (httpx-style
-pin), and 0.1's moved import paths still work with a DeprecationWarning."""
+pin), and the 0.1 import paths dropped in 0.4.0 are gone."""
 
 from __future__ import annotations
 
 import importlib
-import json
 import re
-import subprocess
-import sys
 import typing
 from pathlib import Path
 
@@ -16,7 +13,6 @@ import pytest
 import lionagi_turns
 import lionagi_turns.amendment1
 import lionagi_turns.integration
-from lionagi_turns import _moved
 
 USAGE = Path(__file__).resolve().parents[2] / "docs" / "usage.md"
 
@@ -64,31 +60,19 @@ def test_every_public_name_is_defined_and_not_a_private_module(module) -> None:
         assert getattr(value, "__module__", "lionagi_turns").startswith("lionagi_turns")
 
 
-def test_every_moved_path_imports_the_new_module_with_a_deprecation_warning() -> None:
-    # A fresh interpreter, so no old name already sits in sys.modules.
-    code = (
-        "import importlib, json, warnings\n"
-        "import lionagi_turns\n"
-        "from lionagi_turns._moved import MOVED\n"
-        "seen = {}\n"
-        "for old, new in MOVED.items():\n"
-        "    with warnings.catch_warnings(record=True) as caught:\n"
-        "        warnings.simplefilter('always')\n"
-        "        module = importlib.import_module('lionagi_turns.' + old)\n"
-        "    target = importlib.import_module('lionagi_turns.' + new)\n"
-        "    seen[old] = [module is target, target.__spec__.name,\n"
-        "                 [str(w.message) for w in caught if w.category is DeprecationWarning]]\n"
-        "print(json.dumps(seen))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
-    seen = json.loads(out)
-    assert set(seen) == set(_moved.MOVED)
-    for old, (same, spec_name, warned) in seen.items():
-        new = f"lionagi_turns.{_moved.MOVED[old]}"
-        assert same, old
-        assert spec_name == new, old
-        assert len(warned) == 1 and warned[0].startswith(f"lionagi_turns.{old} moved to {new};")
+# The 0.1 paths served until 0.3.0 (CHANGELOG 0.4.0 names each one's new place).
+DROPPED_0_1_PATHS = (
+    "types", "durable", "history", "render", "envelope", "providers", "compiler", "adapters",
+    "prepare_compat", "legacy", "differences", "branch_io", "_cache", "_fastyaml", "_switch",
+    "_moved",
+)
+
+
+@pytest.mark.parametrize("old", DROPPED_0_1_PATHS)
+def test_the_dropped_0_1_paths_do_not_import(old: str) -> None:
+    assert not (Path(lionagi_turns.__file__).parent / f"{old}.py").exists()
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(f"lionagi_turns.{old}")
 
 
 def test_unknown_submodules_are_not_served() -> None:

@@ -42,8 +42,7 @@ from lionagi_turns.core.values import shown
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-# The _errors names are re-exported because 0.1's ``lionagi_turns.history`` offered them and
-# ``_moved`` serves that path from this module for one release.
+# The defect sentences are re-exported here beside the walk that raises them.
 __all__ = (
     "CONSECUTIVE_INSTRUCTIONS",
     "DEFECT_ORDER",

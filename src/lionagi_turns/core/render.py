@@ -43,8 +43,8 @@ from lionagi_turns.core.merge import merge_results
 from lionagi_turns.core.parts import check_image_detail, image_part
 from lionagi_turns.core.values import JsonObject, check_text, check_value
 
-# guidance_text, holds_section and merge_results are re-exported because 0.1's
-# ``lionagi_turns.render`` offered them and ``_moved`` serves that path from this module.
+# guidance_text, holds_section and merge_results are re-exported beside the renderer that uses
+# them.
 __all__ = (
     "CallOptions",
     "Content",

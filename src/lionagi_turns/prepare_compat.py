@@ -1,5 +1,0 @@
-"""Moved in 0.2.0 to ``lionagi_turns.integration._prepare_compat`` (``_moved``)."""
-
-from lionagi_turns._moved import serve
-
-serve(__name__)
