@@ -121,15 +121,22 @@ def test_unusable_standard_input_exits_2(
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "verdict"),
     [
-        ["compile", str(EXAMPLES / "support.json")],  # Rich's console
-        ["check", str(EXAMPLES / "broken.json"), "--format", "json"],  # the JSON writer; exit 1
+        (["compile", str(EXAMPLES / "support.json")], 0),  # Rich's console
+        (["check", str(EXAMPLES / "broken.json"), "--format", "json"], 1),  # the JSON writer
+        (["check", str(EXAMPLES / "broken.json")], 1),  # defects, the text view
+        (["check", str(EXAMPLES / "support.json")], 0),
+        (["diff", str(EXAMPLES / "broken.json")], 1),  # the compiler rejects the history
+        (["diff", str(EXAMPLES / "support.json"), str(EXAMPLES / "tools.json")], 1),  # differ
+        (["diff", str(EXAMPLES / "support.json"), "--format", "json"], 0),
     ],
 )
-def test_a_closed_pipe_ends_quietly_with_0(args: list[str]) -> None:
-    """The reader is gone before the first write (as after ``| head -1``): no message, exit
-    0, whatever the command would have exited with."""
+def test_a_closed_pipe_ends_quietly_with_the_commands_verdict(
+    args: list[str], verdict: int
+) -> None:
+    """The reader is gone before the first write (as after ``| head -1``): no message, and the
+    exit code the command decided (a ``check`` with defects still fails under pipefail)."""
     env = {**os.environ, "LOG_AUTO_SAVE_ON_EXIT": "false", "NO_COLOR": "1"}
     read, write = os.pipe()
     os.close(read)
@@ -140,7 +147,20 @@ def test_a_closed_pipe_ends_quietly_with_0(args: list[str]) -> None:
         )
     finally:
         os.close(write)
-    assert (done.returncode, done.stderr) == (0, b"")
+    assert (done.returncode, done.stderr) == (verdict, b"")
+
+
+@pytest.mark.parametrize(("name", "verdict"), [("broken.json", 1), ("support.json", 0)])
+def test_check_under_pipefail_keeps_its_verdict(name: str, verdict: int) -> None:
+    """``set -o pipefail; lionagi-turns check X | head -1``: the pipeline fails exactly when
+    the check does, and stderr stays empty."""
+    env = {**os.environ, "LOG_AUTO_SAVE_ON_EXIT": "false", "NO_COLOR": "1"}
+    script = f"set -o pipefail; '{BIN / 'lionagi-turns'}' check '{EXAMPLES / name}' | head -1"
+    done = subprocess.run(
+        ["bash", "-c", script], capture_output=True, env=env, timeout=60, check=False
+    )
+    assert (done.returncode, done.stderr) == (verdict, b"")
+    assert done.stdout.count(b"\n") == 1
 
 
 @pytest.mark.parametrize(

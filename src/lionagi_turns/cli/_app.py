@@ -66,6 +66,7 @@ from lionagi_turns.cli._exits import (
     closed_pipe,
     compiled_or_exit,
     fail_line,
+    shown_then_exit,
     too_deep,
 )
 from lionagi_turns.cli._html import print_html
@@ -284,12 +285,11 @@ def check_command(
             report = check_report(loaded)
         except RecursionError:
             raise too_deep(path) from None
-    if format is Format.json:
-        print_json(report)
-    else:
-        render_check(console(), report)
-    if not report["ok"]:
-        raise typer.Exit(EXIT_REJECTED)
+    shown_then_exit(
+        EXIT_OK if report["ok"] else EXIT_REJECTED,
+        (lambda: print_json(report)) if format is Format.json
+        else (lambda: render_check(console(), report)),
+    )
 
 
 @app.command("diff", cls=_Once, epilog=_TERMS)
@@ -319,19 +319,17 @@ def diff_command(
     if other_loaded is not None:
         from lionagi_turns.cli._branch_diff import render_branch_diff
 
-        if format is Format.json:
-            print_json(pair)
-        else:
-            render_branch_diff(console(), pair, last)
-        if not pair["identical"]:
-            raise typer.Exit(EXIT_REJECTED)
+        shown_then_exit(
+            EXIT_OK if pair["identical"] else EXIT_REJECTED,
+            (lambda: print_json(pair)) if format is Format.json
+            else (lambda: render_branch_diff(console(), pair, last)),
+        )
         return
-    if format is Format.json:
-        print_json(report)
-    else:
-        render_diff(console(), report, last)
-    if not report["ok"] or report["compiled_error"]:
-        raise typer.Exit(EXIT_REJECTED)
+    shown_then_exit(
+        EXIT_OK if report["ok"] and not report["compiled_error"] else EXIT_REJECTED,
+        (lambda: print_json(report)) if format is Format.json
+        else (lambda: render_diff(console(), report, last)),
+    )
 
 
 def _branch_diff(
@@ -372,7 +370,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _run(argv: Sequence[str] | None) -> None:
     try:
         code = app(args=list(argv) if argv is not None else None, standalone_mode=False)
-    except (ClosedPipe, BrokenPipeError):
+    except ClosedPipe as exc:
+        raise closed_pipe(exc.verdict) from None
+    except BrokenPipeError:
         raise closed_pipe() from None
     except Fail as exc:
         raise fail_line(exc.code, str(exc)) from None

@@ -15,9 +15,11 @@ from lionagi_turns.cli._compile import compile_error
 from lionagi_turns.cli._inputs import EXIT_BAD_INPUT, EXIT_OK, Fail
 from lionagi_turns.cli._load import LoadedBranch, one_line
 from lionagi_turns.cli._options import Format, PageFormat, Profile
-from lionagi_turns.cli._views import bounded_line, inert
+from lionagi_turns.cli._views import ClosedPipe, bounded_line, inert
 
-__all__ = ("bad_choice", "closed_pipe", "compiled_or_exit", "fail_line", "too_deep")
+__all__ = (
+    "bad_choice", "closed_pipe", "compiled_or_exit", "fail_line", "shown_then_exit", "too_deep",
+)  # fmt: skip
 
 R = TypeVar("R")
 
@@ -58,11 +60,26 @@ def bad_choice(exc: Exception) -> str | None:
     return f"bad option: {names} takes one of: {', '.join(c.value for c in choices)}"
 
 
-def closed_pipe() -> SystemExit:
-    """Standard output was closed by the reader (``| head``): stop quietly with 0."""
+def closed_pipe(verdict: int = EXIT_OK) -> SystemExit:
+    """Standard output was closed by the reader (``| head``): stop quietly with ``verdict``, the
+    code the command had decided (0 unless it found defects or differences)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # the flush at exit must not fail again
     except (OSError, ValueError, AttributeError):  # not a real file (captured in process)
         pass
-    return SystemExit(EXIT_OK)
+    return SystemExit(verdict)
+
+
+def shown_then_exit(verdict: int, show: Callable[[], object]) -> None:
+    """Print the report with ``show()``, then end with ``verdict`` (``typer.Exit`` unless 0).
+    A reader that closes the pipe while it prints does not change the verdict: the command
+    still ends quietly with it (``set -o pipefail`` sees a failing ``check``)."""
+    import typer
+
+    try:
+        show()
+    except (ClosedPipe, BrokenPipeError):
+        raise ClosedPipe(verdict) from None
+    if verdict != EXIT_OK:
+        raise typer.Exit(verdict)

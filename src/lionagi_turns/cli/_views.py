@@ -129,7 +129,13 @@ def _row(index: int, line: str) -> Row:
 
 class ClosedPipe(Exception):
     """Standard output was closed by its reader (``| head``). Not an ``OSError``, so nothing on
-    the way to the CLI's ``main`` turns it into an exit code; ``main`` ends quietly with 0."""
+    the way to the CLI's ``main`` turns it into an exit code; ``main`` ends quietly with
+    ``verdict``: 0, or the code the command had decided before it printed (a ``check`` that
+    found defects still exits 1)."""
+
+    def __init__(self, verdict: int = 0) -> None:
+        super().__init__(verdict)
+        self.verdict = verdict
 
 
 class _Console(Console):
