@@ -27,12 +27,11 @@ def test_the_bare_command_prints_the_help_and_exits_0(run_cli_process) -> None:
     assert run.stderr == ""
     assert "Usage: lionagi-turns [OPTIONS] COMMAND [ARGS]..." in run.stdout
     for command in ("compile", "check", "diff"):
-        assert re.search(rf"│ {command} ", run.stdout), command
+        assert re.search(rf"^  {command} ", run.stdout, re.MULTILINE), command
 
 
-@pytest.mark.parametrize("command", [(), ("compile",), ("check",), ("diff",)])
-def test_the_help_explains_its_terms_and_exit_codes(run_cli, command: tuple[str, ...]) -> None:
-    run = run_cli(*command, "--help")
+def test_the_root_help_explains_its_terms_and_exit_codes(run_cli) -> None:
+    run = run_cli("--help")
     assert run.code == 0
     text = " ".join(run.stdout.split())  # rewrapped to the terminal width
     assert "docs/glossary.md" in text
@@ -40,6 +39,36 @@ def test_the_help_explains_its_terms_and_exit_codes(run_cli, command: tuple[str,
     assert "the fold is the system text, context blocks and guidance, placed at the top" in text
     assert "Exit codes: 0 ok; 1 the compiler rejects the history" in text
     assert "NO_COLOR=1 turns colour off" in text
+
+
+COMMANDS = [(), ("compile",), ("check",), ("diff",)]
+
+
+@pytest.mark.parametrize("command", COMMANDS[1:])
+def test_each_commands_help_gives_exit_codes_and_points_to_the_words(
+    run_cli, command: tuple[str, ...]
+) -> None:
+    text = " ".join(run_cli(*command, "--help").stdout.split())
+    assert "Exit codes: 0 ok; 1 the compiler rejects the history" in text
+    assert "lionagi-turns --help, docs/glossary.md" in text
+    assert "docs/usage.md" in text
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_the_help_is_short_plain_and_never_breaks_an_option_name(
+    run_cli_process, command: tuple[str, ...]
+) -> None:
+    """At most 40 lines of 80 columns (in a pipe), plain metavars (no ``<int range>``,
+    ``<bool>`` or ``[x>=1]``), no box drawing, and no option name split across two lines."""
+    run = run_cli_process(*command, "--help", env={"COLUMNS": None})  # a pipe: 80 columns
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) <= 40, len(lines)
+    assert max(len(line) for line in lines) <= 80
+    for bad in ("<int", "<bool>", "range>", "x>=", "│", "╭"):
+        assert bad not in run.stdout, bad
+    for line in lines:
+        assert not re.search(r"(^|\s)--?[a-z-]*-$", line.rstrip()), line  # "--low-" + "water"
 
 
 def test_compile_help_says_what_each_profile_does(run_cli) -> None:

@@ -122,12 +122,20 @@ _TERMS = (
     "not an intended one); 2 unusable input or option; 3 internal error.\n\n"
     "PATH - reads the saved branch from standard input. NO_COLOR=1 turns colour off."
 )
+# A command's own help ends with its exit codes and where the words are explained.
+_POINTER = (
+    "Exit codes: 0 ok; 1 the compiler rejects the history (diff: also a difference that is "
+    "not an intended one); 2 unusable input or option; 3 internal error. The words the "
+    "output uses: lionagi-turns --help, docs/glossary.md; more in docs/usage.md. "
+    "NO_COLOR=1 turns colour off."
+)
 
 app = typer.Typer(
     name="lionagi-turns",
     help="See, diff and check exactly what a saved lionagi branch sends to the model next.",
     epilog=_TERMS,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 
@@ -176,7 +184,10 @@ def _root(
         raise typer.Exit(EXIT_OK)
 
 
-@app.command("compile", cls=_Once, epilog=_TERMS)
+@app.command(
+    "compile", cls=_Once, epilog=_POINTER,
+    short_help="The messages the next call sends.",
+)
 def compile_command(
     path: PathArg,
     instruction: InstructionOpt = None,
@@ -190,9 +201,8 @@ def compile_command(
     ceiling: CeilingOpt = None,
     low_water: LowWaterOpt = None,
 ) -> None:
-    """Print the messages the next call sends to the model, as lionagi-turns compiles them:
-    the stored history, then the current instruction (a placeholder unless --instruction); with
-    --at K, those the K-th recorded instruction's request sent."""
+    """Print the messages the next call sends to the model (with --at K: what the K-th
+    recorded instruction's request sent)."""
     if profile is Profile.amendment1 or budget or ceiling is not None or low_water is not None:
         _amended(path, instruction, context, format, max_bytes, profile, budget or [], at, last,
                  (ceiling, low_water))
@@ -272,7 +282,10 @@ def _amended(
         render_amended(console(), report, measured, last)
 
 
-@app.command("check", cls=_Once, epilog=_TERMS)
+@app.command(
+    "check", cls=_Once, epilog=_POINTER,
+    short_help="Every defect the compiler rejects, and warnings.",
+)
 def check_command(
     path: PathArg, format: FormatOpt = Format.text, max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES
 ) -> None:
@@ -292,7 +305,10 @@ def check_command(
     )
 
 
-@app.command("diff", cls=_Once, epilog=_TERMS)
+@app.command(
+    "diff", cls=_Once, epilog=_POINTER,
+    short_help="lionagi 0.36's request against the compiled one.",
+)
 def diff_command(
     path: PathArg,
     other: OtherArg = None,

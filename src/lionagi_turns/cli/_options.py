@@ -4,12 +4,11 @@ command parameter takes; its help text is the one ``--help`` shows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from typing import Annotated
 
 import typer
-
-from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION
 
 __all__ = (
     "AtOpt",
@@ -33,6 +32,18 @@ __all__ = (
 MAX_BYTES_ENV = "LIONAGI_TURNS_MAX_BYTES"
 
 
+def at_least(low: int) -> Callable[[int | None], int | None]:
+    """An option callback refusing a whole number under ``low`` (bad input, exit 2). A
+    callback rather than an ``IntRange``, so ``--help`` shows the plain metavar."""
+
+    def check(value: int | None) -> int | None:
+        if value is not None and value < low:
+            raise typer.BadParameter(f"{value} is less than {low}")
+        return value
+
+    return check
+
+
 class Format(StrEnum):
     text = "text"
     json = "json"
@@ -51,7 +62,8 @@ InstructionOpt = Annotated[
     typer.Option(
         "--instruction",
         "-i",
-        help=f"Text of the current instruction. Default: the placeholder {DEFAULT_INSTRUCTION!r}.",
+        metavar="TEXT",
+        help="The current instruction (default: a placeholder).",
     ),
 ]
 ContextOpt = Annotated[
@@ -60,17 +72,19 @@ ContextOpt = Annotated[
         "--context",
         "-c",
         metavar="NAME=TEXT",
-        help="Extra text for this call from a context provider NAME, sent in the first message "
-        "as one JSON object per block (repeatable, kept in order).",
+        help="A context block from provider NAME (repeatable, kept in order).",
     ),
 ]
-FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+FormatOpt = Annotated[
+    Format, typer.Option("--format", "-f", metavar="FORMAT", help="text or json.")
+]
 PageFormatOpt = Annotated[
     PageFormat,
     typer.Option(
         "--format",
         "-f",
-        help="Output format (html: one self-contained page showing the request).",
+        metavar="FORMAT",
+        help="text, json, or html (one self-contained page).",
     ),
 ]
 LastOpt = Annotated[
@@ -78,9 +92,8 @@ LastOpt = Annotated[
     typer.Option(
         "--last",
         metavar="N",
-        min=0,
-        help="Text view: show only the last N messages (and say how many are left out); "
-        "JSON and HTML stay complete.",
+        callback=at_least(0),
+        help="Text view: only the last N messages (JSON and HTML stay complete).",
     ),
 ]
 MaxBytesOpt = Annotated[
@@ -88,19 +101,26 @@ MaxBytesOpt = Annotated[
     typer.Option(
         "--max-bytes",
         envvar=MAX_BYTES_ENV,
-        min=1,
-        help="Refuse a branch file larger than this many bytes (checked before reading).",
+        show_envvar=False,
+        callback=at_least(1),
+        metavar="N",
+        show_default=False,
+        help=f"Refuse a file over N bytes (default 64 MiB; env {MAX_BYTES_ENV}).",
     ),
 ]
 PathArg = Annotated[
     str,
     typer.Argument(
-        help="A saved branch: the JSON of Branch.to_dict(), or - to read it from standard input."
+        metavar="PATH",
+        show_default=False,
+        help="A saved branch (the JSON of Branch.to_dict()); - reads standard input.",
     ),
 ]
 OtherArg = Annotated[
     str | None,
-    typer.Argument(help="diff: a second saved branch, to compare the two next requests."),
+    typer.Argument(
+        metavar="OTHER", help="A second saved branch: compare the two next requests."
+    ),
 ]
 
 
@@ -114,10 +134,10 @@ ProfileOpt = Annotated[
     Profile,
     typer.Option(
         "--profile",
-        help="How the request is laid out: default (ADR-0007, what install() sends), "
-        "amendment1 (each section within a token budget, saying what it left out), "
-        "prompt-cache (for endpoints that cache the start of a request: the parts that do not "
-        "change first, with cache marks).",
+        metavar="NAME",
+        help="default (ADR-0007, what install() sends), amendment1 (each section within a token "
+        "budget, saying what it left out) or prompt-cache (for endpoints that cache the start "
+        "of a request: the parts that do not change first, with cache marks).",
     ),
 ]
 BudgetOpt = Annotated[
@@ -125,9 +145,8 @@ BudgetOpt = Annotated[
     typer.Option(
         "--budget",
         metavar="SECTION=N",
-        help="With --profile amendment1: the most tokens (o200k) SECTION may take: system, "
-        "instruction, history, context or tool_results (repeatable, once per section; default "
-        "no limit).",
+        help="amendment1: at most N tokens for SECTION (system, instruction, history, context "
+        "or tool_results; repeatable).",
     ),
 ]
 
@@ -136,8 +155,7 @@ CeilingOpt = Annotated[
     typer.Option(
         "--ceiling",
         metavar="N",
-        help="amendment1: an input ceiling for the whole request in o200k tokens; the history "
-        "is cut in steps down to --low-water.",
+        help="amendment1: an input ceiling in tokens; history is cut in steps to --low-water.",
     ),
 ]
 LowWaterOpt = Annotated[
@@ -145,8 +163,7 @@ LowWaterOpt = Annotated[
     typer.Option(
         "--low-water",
         metavar="N",
-        help="amendment1 with --ceiling: the level a drop step cuts the request down to "
-        "(default: half the ceiling).",
+        help="With --ceiling: where a drop step cuts to (default: half the ceiling).",
     ),
 ]
 
@@ -156,7 +173,6 @@ AtOpt = Annotated[
     typer.Option(
         "--at",
         metavar="K",
-        help="Rebuild the request of the K-th recorded instruction (1 = the first) from the "
-        "history before it.",
+        help="What the K-th recorded instruction sent (1 = the first).",
     ),
 ]
