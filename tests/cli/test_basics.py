@@ -193,7 +193,7 @@ def test_a_budget_section_given_twice_is_refused(run_cli) -> None:
     [
         (
             ["compile", "--profile", "nope"],
-            "--profile takes one of: default, amendment1, prompt-cache",
+            "--profile takes one of: default, amendment1, prompt-cache, amendment1+prompt-cache",
         ),
         (["compile", "--format", "yaml"], "--format/-f takes one of: text, json, html"),
         (["check", "-f", "xml"], "--format/-f takes one of: text, json"),

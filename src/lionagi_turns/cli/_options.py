@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION
+from lionagi_turns.integration._registry import compositions
 
 __all__ = (
     "AtOpt",
@@ -104,10 +105,15 @@ OtherArg = Annotated[
 ]
 
 
-class Profile(StrEnum):
-    default = "default"
-    amendment1 = "amendment1"
-    prompt_cache = "prompt-cache"
+def _member(name: str) -> str:
+    return name.replace("+", "_with_").replace("-", "_")
+
+
+# The compositions install() can send, read from its one registry of profiles (members:
+# default, amendment1, prompt_cache, amendment1_with_prompt_cache).
+Profile = StrEnum(  # type: ignore[misc]  # members come from the registry
+    "Profile", {_member(name): name for name in compositions()}
+)
 
 
 ProfileOpt = Annotated[
@@ -117,7 +123,9 @@ ProfileOpt = Annotated[
         help="How the request is laid out: default (ADR-0007, what install() sends), "
         "amendment1 (each section within a token budget, saying what it left out), "
         "prompt-cache (for endpoints that cache the start of a request: the parts that do not "
-        "change first, with cache marks).",
+        "change first, with cache marks), amendment1+prompt-cache (both, as install(profile="
+        "'amendment1') sends to Anthropic with prompt_caching=True; chosen for amendment1 when "
+        "the branch recorded that layout).",
     ),
 ]
 BudgetOpt = Annotated[
