@@ -74,8 +74,9 @@ def test_the_help_is_short_plain_and_never_breaks_an_option_name(
 def test_compile_help_says_what_each_profile_does(run_cli) -> None:
     text = " ".join(run_cli("compile", "--help").stdout.split())
     for words in (
-        "amendment1 (each section within a token budget, saying what it left out)",
-        "prompt-cache (for endpoints that cache the start of a request",
+        "amendment1 (token budgets, saying what is left out)",
+        "prompt-cache (stable parts first, with cache marks)",
+        "amendment1+prompt-cache (both;",
         "system, instruction, history, context or tool_results",
     ):
         assert words.replace(" ", "") in text.replace(" ", "").replace("│", ""), words
@@ -242,7 +243,7 @@ def test_a_budget_section_given_twice_is_refused(run_cli) -> None:
     [
         (
             ["compile", "--profile", "nope"],
-            "--profile takes one of: default, amendment1, prompt-cache",
+            "--profile takes one of: default, amendment1, prompt-cache, amendment1+prompt-cache",
         ),
         (["compile", "--format", "yaml"], "--format/-f takes one of: text, json, html"),
         (["check", "-f", "xml"], "--format/-f takes one of: text, json"),

@@ -58,6 +58,7 @@ os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
 import typer
 from typer.core import TyperCommand
 
+from lionagi_turns.cli._amended_command import amended_command
 from lionagi_turns.cli._check import check_report, render_check
 from lionagi_turns.cli._compile import measured_turn, render_compile
 from lionagi_turns.cli._diff import diff_report, render_diff
@@ -79,7 +80,7 @@ from lionagi_turns.cli._inputs import (
     load,
     turn_inputs,
 )
-from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch, one_line
+from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch
 from lionagi_turns.cli._options import (
     AtOpt,
     BudgetOpt,
@@ -100,11 +101,12 @@ from lionagi_turns.cli._options import (
 )
 from lionagi_turns.cli._progress import progress
 from lionagi_turns.cli._prompt_cache import prompt_cache_turn, render_prompt_cache
-from lionagi_turns.cli._sections import Measured
 from lionagi_turns.cli._turn import turn_spec
 from lionagi_turns.cli._views import ClosedPipe, console, print_json
 from lionagi_turns.core.contracts import ContextBlock
 from lionagi_turns.core.version import __version__
+
+DEFAULT_PROFILE = Profile("default")
 
 if TYPE_CHECKING:
     from typer._click.core import Context  # the type typer's Command.parse_args declares
@@ -194,7 +196,7 @@ def compile_command(
     context: ContextOpt = None,
     format: PageFormatOpt = PageFormat.text,
     max_bytes: MaxBytesOpt = DEFAULT_MAX_BYTES,
-    profile: ProfileOpt = Profile.default,
+    profile: ProfileOpt = DEFAULT_PROFILE,
     budget: BudgetOpt = None,
     at: AtOpt = None,
     last: LastOpt = None,
@@ -203,19 +205,20 @@ def compile_command(
 ) -> None:
     """Print the messages the next call sends to the model (with --at K: what the K-th
     recorded instruction's request sent)."""
-    if profile is Profile.amendment1 or budget or ceiling is not None or low_water is not None:
-        _amended(path, instruction, context, format, max_bytes, profile, budget or [], at, last,
-                 (ceiling, low_water))
+    amended = ("amendment1", "amendment1+prompt-cache")
+    if profile.value in amended or budget or ceiling is not None or low_water is not None:
+        amended_command(path, instruction, context, format, max_bytes, profile, budget or [],
+                        at, last, (ceiling, low_water))
         return
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
         spec = turn_spec(loaded, instruction, blocks, at, profile.value)
         step("compiling the request")
-        if profile is Profile.prompt_cache:
+        if profile.value == "prompt-cache":
             cached, measured = compiled_or_exit(loaded, lambda: prompt_cache_turn(loaded, spec))
         else:
             report, trace, measured = compiled_or_exit(loaded, lambda: measured_turn(loaded, spec))
-    if profile is Profile.prompt_cache:
+    if profile.value == "prompt-cache":
         if format is PageFormat.json:
             print_json(cached)
         elif format is PageFormat.html:
@@ -229,57 +232,6 @@ def compile_command(
         print_html(report, measured)
     else:
         render_compile(console(), loaded, report, trace, measured, last)
-
-
-def _amended(
-    path: str,
-    instruction: str | None,
-    context: list[str] | None,
-    format: PageFormat,
-    max_bytes: int,
-    profile: Profile,
-    budget: list[str],
-    at: int | None,
-    last: int | None,
-    ceiling_options: tuple[int | None, int | None] = (None, None),
-) -> None:
-    from lionagi_turns.cli._amendment1 import (
-        amended_turn,
-        parse_budgets,
-        parse_ceiling,
-        refused_summary,
-        render_amended,
-    )
-
-    if profile is not Profile.amendment1:
-        raise Fail(EXIT_BAD_INPUT,
-                   "bad option: --budget, --ceiling and --low-water need --profile amendment1")
-    try:
-        budgets = parse_budgets(budget)
-        ceiling = parse_ceiling(*ceiling_options)
-    except (ValueError, TypeError) as exc:
-        raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
-    from lionagi_turns.amendment1 import SectionBudgetRefused
-
-    def build() -> tuple[JsonObject, Measured]:
-        try:
-            return amended_turn(loaded, spec, budgets, ceiling)
-        except SectionBudgetRefused as exc:
-            raise Fail(
-                EXIT_REJECTED, f"{path}: refused: {one_line(str(exc))} [{refused_summary(exc)}]"
-            ) from None
-
-    with progress() as step:
-        loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-        spec = turn_spec(loaded, instruction, blocks, at, profile.value)
-        step("compiling the request")
-        report, measured = compiled_or_exit(loaded, build)
-    if format is PageFormat.json:
-        print_json(report)
-    elif format is PageFormat.html:
-        print_html(report, measured)
-    else:
-        render_amended(console(), report, measured, last)
 
 
 @app.command(

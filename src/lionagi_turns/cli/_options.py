@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from lionagi_turns.integration._registry import compositions
+
 __all__ = (
     "AtOpt",
     "BudgetOpt",
@@ -124,10 +126,15 @@ OtherArg = Annotated[
 ]
 
 
-class Profile(StrEnum):
-    default = "default"
-    amendment1 = "amendment1"
-    prompt_cache = "prompt-cache"
+def _member(name: str) -> str:
+    return name.replace("+", "_with_").replace("-", "_")
+
+
+# The compositions install() can send, read from its one registry of profiles (members:
+# default, amendment1, prompt_cache, amendment1_with_prompt_cache).
+Profile = StrEnum(  # type: ignore[misc]  # members come from the registry
+    "Profile", {_member(name): name for name in compositions()}
+)
 
 
 ProfileOpt = Annotated[
@@ -135,9 +142,9 @@ ProfileOpt = Annotated[
     typer.Option(
         "--profile",
         metavar="NAME",
-        help="default (ADR-0007, what install() sends), amendment1 (each section within a token "
-        "budget, saying what it left out) or prompt-cache (for endpoints that cache the start "
-        "of a request: the parts that do not change first, with cache marks).",
+        help="default (what install() sends), amendment1 (token budgets, saying what is left "
+        "out), prompt-cache (stable parts first, with cache marks) or amendment1+prompt-cache "
+        "(both; amendment1 picks it where the branch recorded it).",
     ),
 ]
 BudgetOpt = Annotated[

@@ -34,8 +34,9 @@ from lionagi_turns.cli._turn import TurnSpec, turn_spec
 from lionagi_turns.cli._views import bounded_line, inert, inert_text
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 from lionagi_turns.integration._cache import prompt_cache_traced
+from lionagi_turns.profiles.prompt_cache.layout import CachedCompile
 
-__all__ = ("prompt_cache_report", "prompt_cache_turn", "render_prompt_cache")
+__all__ = ("cache_report", "prompt_cache_report", "prompt_cache_turn", "render_prompt_cache")
 
 
 def _system_sections(loaded: LoadedBranch, stable: int, blocks: list[str]) -> list[str]:
@@ -73,6 +74,14 @@ def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[JsonObject,
         instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
     )
     view, result = prompt_cache_traced(loaded.branch, request)
+    return cache_report(loaded, spec, view, result, "prompt-cache")
+
+
+def cache_report(
+    loaded: LoadedBranch, spec: TurnSpec, view: JsonObject, result: CachedCompile, profile: str
+) -> tuple[JsonObject, Measured]:
+    """The report of a prompt-cache compile ``result`` shown as ``view`` (``cache_view``)
+    under the profile name ``profile``, and its sections message by message."""
     trace = result.trace
     texts = [str(b["text"]) for b in view["system"]]
     stable = view["segments"]["stable"]["blocks"]
@@ -83,7 +92,7 @@ def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[JsonObject,
         at = {**at, "sent_text_matches": at["sent_text"] == trace.rendered[-1].content}
     segments = view["segments"]
     report = {
-        **turn_fields(loaded, spec, "prompt-cache", measured),
+        **turn_fields(loaded, spec, profile, measured),
         "at": at,
         "fold": fold_report(trace),
         "segments": {
@@ -115,7 +124,7 @@ def render_prompt_cache(
     row per system block and message (with ``last``, only the last ``last`` messages, a line
     saying how many are left out), its size and mark."""
     header = Text()
-    header.append("lionagi-turns compile --profile prompt-cache ", style="bold")
+    header.append(f"lionagi-turns compile --profile {report['profile']} ", style="bold")
     header.append_text(inert_text(report["path"]))
     console.print(Rule(header))
     render_at(console, report)

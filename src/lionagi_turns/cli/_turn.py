@@ -85,7 +85,7 @@ def turn_spec(
             f"{len(found)} instruction(s) (valid: {valid})",
         )
     position, stored = found[at - 1]
-    record = read_record(stored) if profile == "prompt-cache" else None
+    record = read_record(stored) if "prompt-cache" in profile.split("+") else None
     recorded: list[str] = []
     if record is not None:
         if record.text is not None:  # None: the stored text was not a text (ignored)

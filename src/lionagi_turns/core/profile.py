@@ -24,8 +24,9 @@ What an option may change (pass in brackets):
   the system text, the Branch's tool section), on ``Trace.stable_blocks``.
 - ``current_options`` / ``history_options`` [render]: the call options the current and each
   historical instruction render with (ADR-0127's profile sets ``current_options``: tool
-  references by name, response sections kept). ``history_options`` None (seed), or returning
-  None for a turn, means the durable view.
+  references by name, response sections kept; a ``ShownSections`` renders the response
+  sections a call recorded, as the CLI's rebuild of that call does). ``history_options`` None
+  (seed), or returning None for a turn, means the durable view.
 - ``history_text`` [render]: ``(branch, turn, rendered) -> content`` replaces a historical
   instruction's rendering (not the fold target's); None (seed) sends the rendering. ADR-0127
   D2 uses it to send what the instruction was sent as, kept on its record's metadata, while
@@ -61,7 +62,13 @@ from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import InstructionTurn, Projection, Turn
 from lionagi_turns.core.memo import PlainText, TextMemo, install_chooser
-from lionagi_turns.core.render import CallOptions, Content, Result, render_instruction
+from lionagi_turns.core.render import (
+    CallOptions,
+    Content,
+    Result,
+    ShownSections,
+    render_instruction,
+)
 from lionagi_turns.core.rendered import RenderedPart
 
 if TYPE_CHECKING:
@@ -113,7 +120,9 @@ class CompileProfile:
     fold_target: Literal["first", "current"] = "first"
     envelope: Callable[[Sequence[ContextBlock]], str] = encode_context_section
     stable_blocks: Callable[[Branch, TurnRequest], tuple[str, ...]] = _no_blocks
-    current_options: Callable[[Branch, TurnRequest], CallOptions] = _request_options
+    current_options: Callable[[Branch, TurnRequest], CallOptions | ShownSections] = (
+        _request_options
+    )
     history_options: Callable[[Branch, InstructionTurn], CallOptions | None] | None = None
     results_section: Callable[[Sequence[Result], Sequence[object]], str] | None = None
     history_text: Callable[[Branch, InstructionTurn, Content], Content] | None = None

@@ -21,7 +21,13 @@ from lionagi_turns.core.fold import Encoding, FoldParts, FoldPlan
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection
 from lionagi_turns.core.plan import EARLY, Plan
 from lionagi_turns.core.profile import CompileProfile, Memo, Walk
-from lionagi_turns.core.render import Content, ResultsSection, own_copy, render_view
+from lionagi_turns.core.render import (
+    CallOptions,
+    Content,
+    ResultsSection,
+    own_copy,
+    render_view,
+)
 from lionagi_turns.core.rendered import RenderedPart
 from lionagi_turns.core.values import check_text, check_value, naming_record
 
@@ -250,6 +256,7 @@ def render_current(plan: Plan, fold: FoldParts | None) -> tuple[Content, Encodin
             fold is None
             and context is None
             and (profile.results_section is None or not projection.pending)
+            and isinstance(options, CallOptions)
             and not options.tool_schemas
             and options.response_format is None
             and options.structure is None

@@ -29,7 +29,7 @@ from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, compile_ca
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("compile_for_prompt_cache", "prompt_cache_traced", "prompt_cache_view")
+__all__ = ("cache_view", "compile_for_prompt_cache", "prompt_cache_traced", "prompt_cache_view")
 
 
 def compile_for_prompt_cache(
@@ -62,6 +62,13 @@ def prompt_cache_traced(
 ) -> tuple[dict[str, Any], CachedCompile]:
     """``prompt_cache_view`` and the compile it shows (its trace holds the fold plan)."""
     result = compile_cached(branch, request, tool_schemas, audit=True)
+    return cache_view(result), result
+
+
+def cache_view(result: CachedCompile) -> dict[str, Any]:
+    """A prompt-cache compile ``result`` shown as ``prompt_cache_view`` shows it: the payload's
+    ``system`` and ``messages`` with the Anthropic projection's marks, the segments, one line
+    per mark, the changes and the ignored records (module docstring)."""
     layout = result.layout
     payload: dict[str, Any] = {
         "system": [{"type": "text", "text": t} for t in layout.system_blocks],
@@ -101,4 +108,4 @@ def prompt_cache_traced(
         "system": payload["system"],
         "messages": payload["messages"],
     }
-    return view, result
+    return view

@@ -57,6 +57,7 @@ __all__ = (
     "clear",
     "compile_installed",
     "compile_installed_cached",
+    "compositions",
     "current",
     "get",
     "installable",
@@ -111,6 +112,18 @@ def register(profile: InstallProfile) -> None:
 def installable() -> tuple[str, ...]:
     """The names ``install(profile=...)`` accepts, in registration order (aliases excluded)."""
     return tuple(name for name, p in _profiles.items() if p.installable)
+
+
+def compositions() -> tuple[str, ...]:
+    """Every composition ``install()`` can send, by the name the CLI's ``--profile`` takes:
+    each installable profile alone, the prompt-cache layout alone (the default profile on an
+    endpoint that places the cache), then each other installable profile composed with the
+    layout (``"amendment1+prompt-cache"``: ``compile_cached``)."""
+    alone = installable()
+    layouts = tuple(p.name for p in _profiles.values() if not p.installable)
+    composed = tuple(f"{name}+{layout}" for layout in layouts for name in alone
+                     if name != DEFAULT.name)
+    return (*alone, *layouts, *composed)
 
 
 def get(name: str) -> InstallProfile:

@@ -30,6 +30,7 @@ from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.pipeline import Trace
 from lionagi_turns.core.profile import CompileProfile, Memo
+from lionagi_turns.core.render import ShownSections
 from lionagi_turns.profiles.amendment1._bound import results_section
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling, Layout
 from lionagi_turns.profiles.amendment1._compile import compile_amended_traced
@@ -65,9 +66,12 @@ class _Layered:
     amended: CompileProfile
     mark: Callable[[Trace], tuple[CompiledMessage, ...]]
     context_left: tuple[LeftOut, ...]
+    shown: ShownSections | None = None
 
     def profile(self, base: CompileProfile, later: tuple[ContextBlock, ...]) -> CompileProfile:
-        left = self.context_left
+        left, shown = self.context_left, self.shown
+        if shown is not None:
+            base = replace(base, current_options=lambda branch, request: shown)
         return replace(
             base,
             name=PROFILE_NAME,
@@ -91,9 +95,14 @@ def compile_cached_amended(
     measure: Measure | None = None,
     react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
+    shown: tuple[ShownSections, ShownSections] | None = None,
+    audit: bool = False,
 ) -> tuple[CompiledChatRequest, SegmentedBlocks, CachedCompile]:
     """The composed compile (module contract). ``tool_schemas`` is the conversation's tool
-    set (``branch.acts.schema_list``; None: as last recorded)."""
+    set (``branch.acts.schema_list``; None: as last recorded). ``shown``: the response
+    sections the current instruction is sent with and those the ceiling measures it with (a
+    recorded call rebuilt: tools by reference, then in full), instead of the request's call
+    options; ``audit`` as ``compile_cached``'s."""
     held: list[CachedCompile] = []
 
     def run(
@@ -105,9 +114,10 @@ def compile_cached_amended(
     ) -> tuple[Trace, tuple[CompiledMessage, ...]]:
         # the seed holds the blocks Amendment 1 admitted; the skipped ones are named by skip
         # markers in the turn's fold
-        layered = _Layered(profile, mark, left)
+        layered = _Layered(profile, mark, left, None if shown is None else shown[0])
         result = compile_cached(
-            branch, seed, tool_schemas, react_context=react_context, compose=layered, memo=memo
+            branch, seed, tool_schemas, react_context=react_context, audit=audit,
+            compose=layered, memo=memo,
         )
         held.append(result)
         return result.trace, result.compiled.messages
@@ -121,7 +131,8 @@ def compile_cached_amended(
             record = read_record(turn.message)
             return None if record is None else meter.content(record.text)
 
-        measured = Layout(extra=meter.text(section) if section else 0, sent=sent)
+        measured = Layout(extra=meter.text(section) if section else 0, sent=sent,
+                          shown=None if shown is None else shown[1])
     compiled, _ = compile_amended_traced(
         branch, request, budgets=budgets, measure=measure, react_context=react_context,
         ceiling=ceiling, runner=run, layout=measured,

@@ -36,6 +36,7 @@ from uuid import UUID
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn
+from lionagi_turns.core.render import ShownSections
 from lionagi_turns.profiles.amendment1._contracts import SectionBudgets, TurnRequest
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
@@ -268,10 +269,12 @@ CURRENT_ROUND_NOTE = (
 class Layout:
     """What a layout adds to a ceiling's measure: ``extra`` tokens sent outside the messages
     (the prompt-cache profile's tool section) and ``sent``, a historical instruction's size as
-    that layout sends it (None: as Amendment 1 renders it)."""
+    that layout sends it (None: as Amendment 1 renders it); ``shown``: the response sections
+    the current instruction renders instead of the request's call options (a rebuilt call)."""
 
     extra: int = 0
     sent: Callable[[InstructionTurn], int | None] | None = None
+    shown: ShownSections | None = None
 
 
 def plan_ceiling(
@@ -292,7 +295,8 @@ def plan_ceiling(
     system_size = meter.text(system.rendered) if system is not None else 0
     own, _ = render_view(
         request.instruction.content,
-        options=CallOptions(request.tool_schemas, request.response_format, request.structure),
+        options=layout.shown
+        or CallOptions(request.tool_schemas, request.response_format, request.structure),
     )
     instruction = meter.content(own)
     ids = select_ids(branch, request.progression)

@@ -53,7 +53,13 @@ if TYPE_CHECKING:
     from lionagi_turns.core.render import Content
     from lionagi_turns.profiles.prompt_cache.record import SentRecord
 
-__all__ = ("ResponseSections", "check_sent", "response_sections", "verified_text")
+__all__ = (
+    "ResponseSections",
+    "check_sent",
+    "recorded_sections",
+    "response_sections",
+    "verified_text",
+)
 
 _SECTIONS = ("Tools", "ResponseSchema", "ResponseFormat")
 _KINDS: dict[str, tuple[type, ...]] = {
@@ -203,6 +209,24 @@ def _render(
     except (TypeError, ValueError):  # not a fold or sections this instruction can carry
         return None
     return text
+
+
+def recorded_sections(text: Content | None) -> ResponseSections | None:
+    """The response sections a recorded sent ``text`` (or its first, text part) carries: the
+    longest run from a line that can start one, ending at the text's end or before a blank line
+    (a results section follows the sections), that is exactly the profile's rendering of the
+    sections it loads back to; None when there is none."""
+    head = _text_part(text) if text is not None else None
+    if head is None:
+        return None
+    for match in _SECTION_LINE.finditer(head):
+        start = match.start()
+        ends = [start + m.start() for m in re.finditer("\n\n", head[start:])]
+        for end in (len(head), *reversed(ends)):
+            sections = _sections_of(head[start:end])
+            if sections is not None:
+                return sections
+    return None
 
 
 @functools.lru_cache(maxsize=_KEPT_TAILS)
