@@ -371,12 +371,15 @@ def _role_of(msg: object) -> str:
 
 def branch_system(branch: Branch) -> System | None:
     """The branch's system message: ``branch.msgs.system``, or, when that is None, the
-    ``System`` message at the head of the branch's message pile, where lionagi's
-    ``set_system`` keeps it (lionagi 0.36's ``Branch.from_dict`` restores the pile but leaves
-    ``msgs.system`` None); None when the pile does not start with one."""
+    ``System`` message at the head of the branch's message pile that also heads its
+    progression, where lionagi's ``set_system`` keeps it (lionagi 0.36's ``Branch.from_dict``
+    restores both but leaves ``msgs.system`` None); None otherwise."""
     msgs: Any = branch.msgs
     system = msgs.system
     if system is not None:
         return system
     head = next(iter(msgs.messages), None)
-    return head if isinstance(head, System) else None
+    if not isinstance(head, System):
+        return None
+    first = next(iter(branch.progression), None)
+    return head if first == head.id else None
