@@ -67,7 +67,9 @@ def test_every_declared_entry_exists():
 #: Entries with focused tests instead of catalogue scenarios: the image-host entry needs an http
 #: URL (no hosts in the shared catalogue; test_registry.py), the hostile-input entries need
 #: hostile values (tests/unit/test_hostile_registry.py).
-FOCUSED_ENTRIES = frozenset({"image-host-check-deferred", "image-url-normalised", "refused-values"})
+FOCUSED_ENTRIES = frozenset(
+    {"image-host-check-deferred", "image-url-normalised", "refused-values", "reloaded-system"}
+)
 
 
 def test_matrix_exercises_every_payload_and_error_entry_but_the_focused_ones():

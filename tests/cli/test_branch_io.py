@@ -14,6 +14,7 @@ from lionagi.protocols.generic.log import Log
 from lionagi.protocols.generic.progression import Progression
 
 from lionagi_turns import TurnRequest, compile_chat_request, to_provider_messages
+from lionagi_turns.characterize.legacy import legacy_messages
 from lionagi_turns.cli._load import load_branch
 
 from .conftest import EXAMPLES, save
@@ -31,10 +32,13 @@ def test_system_is_restored_and_the_fold_survives(tmp_path: Path) -> None:
     path = save(branch, tmp_path / "b.json")
     data = json.loads(path.read_text())
 
-    # lionagi 0.36 alone drops the system, and with it the fold:
+    # lionagi 0.36's from_dict leaves msgs.system None (lionagi then sends no system); the
+    # compiler folds the System record at the pile's head (intended-differences §4.13):
     plain = Branch.from_dict(data)
     assert plain.msgs.system is None
-    assert "Policy" not in json.dumps(_messages(plain))
+    request = TurnRequest(instruction=plain.msgs.create_instruction(instruction="next"))
+    assert "Policy" not in json.dumps(legacy_messages(plain, request))
+    assert _messages(plain) == _messages(branch)
 
     loaded = load_branch(path)
     assert loaded.branch.msgs.system is not None

@@ -20,7 +20,13 @@ from lionagi.ln import json_dumps
 from lionagi.protocols.messages.instruction import InstructionContent
 
 from lionagi_turns.core.contracts import TurnRequest
-from lionagi_turns.core.history import InstructionTurn, Projection, project_history, select_ids
+from lionagi_turns.core.history import (
+    InstructionTurn,
+    Projection,
+    branch_system,
+    project_history,
+    select_ids,
+)
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -78,7 +84,7 @@ class Facts:
         self.branch = branch
         self.request = request
         self.provider_kwargs = provider_kwargs
-        system = branch.msgs.system
+        system = branch_system(branch)
         self.system: str = system.rendered if system is not None else ""
         self.has_system = system is not None
         self.blocks = request.context_blocks

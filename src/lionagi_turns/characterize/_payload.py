@@ -25,7 +25,11 @@ from lionagi_turns.characterize._facts import (
 )
 from lionagi_turns.characterize._rewrite import rewrite_user_sections, rewrite_user_texts
 from lionagi_turns.characterize._sections import render_sections, section_text, split_sections
-from lionagi_turns.characterize.legacy import legacy_messages_for_view
+from lionagi_turns.characterize.legacy import (
+    legacy_messages_for_view,
+    legacy_messages_with_system,
+)
+from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.parts import http_url
 
 
@@ -49,6 +53,29 @@ def empty_progression(facts: Facts, state: State) -> Step | None:
         legacy = json.loads(json.dumps(legacy))
     new = dataclasses.replace(state, legacy=legacy, legacy_exc=legacy_exc)
     return Step(new, changed)
+
+
+def reloaded_system(facts: Facts, state: State) -> Step | None:
+    """Legacy side: on a branch whose ``msgs.system`` is None while its pile starts with a
+    System record (lionagi 0.36's ``Branch.from_dict``), lionagi re-run with that record as
+    ``msgs.system``, the system the compiler folds."""
+    system = branch_system(facts.branch)
+    if facts.branch.msgs.system is not None or system is None:
+        return None
+    try:
+        legacy: Payload | None = legacy_messages_with_system(facts.branch, facts.request, system)
+        legacy_exc: BaseException | None = None
+    except Exception as exc:
+        legacy, legacy_exc = None, exc
+    before = state.legacy or []
+    changed = frozenset(
+        i
+        for i in range(len(state.compiled or []))
+        if legacy is None or i >= len(before) or i >= len(legacy) or before[i] != legacy[i]
+    )
+    if legacy is not None:
+        legacy = json.loads(json.dumps(legacy))
+    return Step(dataclasses.replace(state, legacy=legacy, legacy_exc=legacy_exc), changed)
 
 
 def plain_content_sections(facts: Facts, state: State) -> Step | None:

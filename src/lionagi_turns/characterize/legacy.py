@@ -31,7 +31,7 @@ from uuid import UUID
 
 import lionagi.operations.chat._prepare as _lionagi_prepare
 from lionagi.operations.types import ChatParam
-from lionagi.protocols.messages import Instruction
+from lionagi.protocols.messages import Instruction, System
 
 from lionagi_turns.characterize._facts import JsonObject
 from lionagi_turns.core.contracts import TurnRequest
@@ -39,7 +39,13 @@ from lionagi_turns.core.contracts import TurnRequest
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("LEGACY_PREPARE", "legacy_instruction", "legacy_messages", "legacy_messages_for_view")
+__all__ = (
+    "LEGACY_PREPARE",
+    "legacy_instruction",
+    "legacy_messages",
+    "legacy_messages_for_view",
+    "legacy_messages_with_system",
+)
 
 #: lionagi's own ``_prepare_run_kwargs``, as defined by lionagi (captured at import).
 LEGACY_PREPARE = _lionagi_prepare._prepare_run_kwargs
@@ -96,6 +102,32 @@ def legacy_messages_for_view(
         user=branch.user,
     )
     return _run(stand_in, request, None)  # type: ignore[arg-type]
+
+
+class _SystemShown:
+    """``msgs`` as lionagi reads it, with ``system`` replaced (everything else is ``msgs``'s)."""
+
+    def __init__(self, msgs: object, system: object) -> None:
+        self._msgs, self.system = msgs, system
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._msgs, name)
+
+
+def legacy_messages_with_system(
+    branch: Branch, request: TurnRequest, system: System
+) -> list[JsonObject]:
+    """lionagi 0.36's provider messages for ``request`` on ``branch`` had ``branch.msgs.system``
+    been ``system`` (lionagi reads a stand-in branch; ``branch`` is not modified)."""
+    stand_in = SimpleNamespace(
+        progression=branch.progression,
+        msgs=_SystemShown(branch.msgs, system),
+        acts=branch.acts,
+        id=branch.id,
+        user=branch.user,
+    )
+    progression = list(request.progression) if request.progression else None
+    return _run(stand_in, request, progression)  # type: ignore[arg-type]
 
 
 def _run(

@@ -54,6 +54,12 @@ REGISTRY: tuple[IntendedDifference, ...] = (
         payload.empty_progression,
     ),
     IntendedDifference(
+        "reloaded-system", "D2.4", "intended-differences §4.13",
+        "branch reloaded with lionagi's Branch.from_dict (msgs.system None, a System record "
+        "at the pile's head) -> legacy: no system text; compiled: that System folded",
+        payload.reloaded_system,
+    ),
+    IntendedDifference(
         "plain-content-sections", "D2.4", "intended-differences §4.11",
         "plain_content instruction that is the fold target or receives results -> legacy: "
         "plain text only (policy/results dropped); compiled: fold, plain text, Context sections",

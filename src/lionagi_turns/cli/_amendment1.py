@@ -32,6 +32,7 @@ from lionagi_turns.amendment1 import (
 from lionagi_turns.cli._compile import (
     fold_parts,
     fold_report,
+    render_reload_note,
     render_sections,
     section_notes,
     shown_from,
@@ -146,6 +147,7 @@ def render_amended(
             "unbounded" if row["budget"] is None else f"{row['budget']} tokens",
             str(len(row["kept"])), _left(row),
         )
+    render_reload_note(console, report)
     console.print(table)
     if "ceiling" in report:
         render_ceiling(console, report["ceiling"])

@@ -57,6 +57,7 @@ __all__ = (
     "measured_turn",
     "render_at",
     "render_compile",
+    "render_reload_note",
     "render_sections",
     "section_notes",
     "text_of",
@@ -96,6 +97,7 @@ def turn_fields(
         "profile": profile,
         "instruction": spec.text,
         "instruction_is_placeholder": spec.placeholder,
+        "lionagi_reload_sends_no_system": loaded.system_lost_by_from_dict,
         "context_blocks": [b.provider_name for b in spec.blocks],
         "at": spec.at,
         "sections": measured.sections,
@@ -238,6 +240,12 @@ def shown_from(out: Lines, count: int, last: int | None) -> int:
     return left_out
 
 
+#: The one line the text views print when ``LoadedBranch.system_lost_by_from_dict``.
+RELOAD_NOTE = (
+    "plain lionagi sends no system text after Branch.from_dict; install() sends it"
+)
+
+
 def _print_header(console: Console, loaded: LoadedBranch, report: JsonObject) -> None:
     header = Text()
     header.append("lionagi-turns compile ", style="bold")
@@ -256,10 +264,17 @@ def _print_header(console: Console, loaded: LoadedBranch, report: JsonObject) ->
     if fold["sections"]:
         parts = " + ".join(_FOLD_WORDS.get(label, label) for label in fold["sections"])
         console.print(f"{parts} placed in message [{fold['message_index']}] (the fold)")
+    render_reload_note(console, report)
     for note in loaded.notes:
         console.print(inert_text(f"note: {note}", "yellow"))
     render_at(console, report)
     console.print()
+
+
+def render_reload_note(console: Console, report: JsonObject) -> None:
+    """``RELOAD_NOTE``, once, when the report's ``lionagi_reload_sends_no_system`` is true."""
+    if report["lionagi_reload_sends_no_system"]:
+        console.print(RELOAD_NOTE)
 
 
 def render_at(console: Console, report: JsonObject) -> None:

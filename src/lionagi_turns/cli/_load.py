@@ -7,7 +7,8 @@ Contract of ``load_branch(path)``:
   when it is set, else ``messages.progression`` — missing and repeated ids included, so
   ``check`` and ``compile`` see what the file says, not what lionagi repaired on load.
 - ``branch.msgs.system`` is the stored ``system`` message (lionagi 0.36's ``Branch.from_dict``
-  leaves it ``None`` although the dict holds it, which would silently drop the system fold).
+  leaves it ``None`` although the dict holds it, which would silently drop the system fold);
+  ``system_lost_by_from_dict`` says lionagi's own reload left it out.
 - Loading writes nothing: the branch's stored logs are not restored and its log manager never
   saves on exit, whatever ``LOG_*`` settings or ``.env`` files say.
 - Every problem that keeps the file from being a lionagi 0.36 branch raises ``BranchLoadError``,
@@ -79,6 +80,9 @@ class LoadedBranch:
     view: tuple[UUID, ...]
     view_name: ViewName
     notes: tuple[str, ...]
+    #: The file holds a system message that lionagi's own ``Branch.from_dict`` left out of
+    #: ``msgs.system`` (plain lionagi then sends no system text; install() and the CLI keep it).
+    system_lost_by_from_dict: bool = False
 
 
 def load_branch(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedBranch:
@@ -106,11 +110,12 @@ def parse_branch(data: Any, path: str | Path = "<data>") -> LoadedBranch:
 
     loadable, notes = _loadable(data, collection_ids, stored_order)
     branch = _from_dict(loadable, path)
+    lost = branch.msgs.system is None and data.get("system") is not None
     _restore_system(branch, data, path)
     if tuple(_view_ids(branch)) != view:
         ids: Any = list(view)  # lionagi's annotation says deque; it validates and stores a list
         branch.metadata["current_progression"] = Progression(order=ids, name=None)
-    return LoadedBranch(branch, str(path), view, view_name, notes)
+    return LoadedBranch(branch, str(path), view, view_name, notes, lost)
 
 
 def _check_shape(data: object, path: str | Path) -> None:

@@ -22,6 +22,7 @@ from lionagi_turns.cli._compile import (
     fold_parts,
     fold_report,
     render_at,
+    render_reload_note,
     render_sections,
     shown_from,
     turn_fields,
@@ -127,6 +128,7 @@ def render_prompt_cache(
     header.append(f"lionagi-turns compile --profile {report['profile']} ", style="bold")
     header.append_text(inert_text(report["path"]))
     console.print(Rule(header))
+    render_reload_note(console, report)
     render_at(console, report)
     segments = report["segments"]
     marks = {m["at"]: f'{m["ttl"]} ({m["segment"]})' for m in report["marks"]}

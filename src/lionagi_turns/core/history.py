@@ -13,6 +13,10 @@ finds these defects:
   not retained)
 - a record no kind rule matches       -> ``unknown_subtype`` (raised as TypeError)
 - the branch has a system and the first turn is an assistant -> ``first_not_instruction``
+
+``branch_system`` is the branch's system message for every profile: ``msgs.system``, or the
+System record at the head of the pile where lionagi 0.36's ``Branch.from_dict`` leaves it
+while leaving ``msgs.system`` None (intended-differences §4.13).
 """
 
 from __future__ import annotations
@@ -23,7 +27,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, assert_never
 from uuid import UUID
 
-from lionagi.protocols.messages import ActionResponse, AssistantResponse, Instruction, MessageRole
+from lionagi.protocols.messages import (
+    ActionResponse,
+    AssistantResponse,
+    Instruction,
+    MessageRole,
+    System,
+)
 
 from lionagi_turns.core.consistent import read_order
 from lionagi_turns.core.errors import (
@@ -56,6 +66,7 @@ __all__ = (
     "Turn",
     "UnknownMessageTypeError",
     "action_result",
+    "branch_system",
     "extend_projection",
     "project_history",
     "select_ids",
@@ -276,7 +287,7 @@ class _Walk:
         self._close_run()
         turns = tuple(self.turns)
         defects = self.defects
-        if branch.msgs.system is not None and turns and isinstance(turns[0], AssistantTurn):
+        if branch_system(branch) is not None and turns and isinstance(turns[0], AssistantTurn):
             defects.append(_first_turn_defect(turns[0]))
         return Projection(turns, tuple(self.pending), tuple(defects), tuple(self.pending_sources))
 
@@ -355,3 +366,19 @@ def _selection_defects(
 def _role_of(msg: object) -> str:
     role = getattr(msg, "role", None)
     return role.value if isinstance(role, MessageRole) else str(role)
+
+
+def branch_system(branch: Branch) -> System | None:
+    """The branch's system message: ``branch.msgs.system``, or, when that is None, the
+    ``System`` message at the head of the branch's message pile that also heads its
+    progression, where lionagi's ``set_system`` keeps it (lionagi 0.36's ``Branch.from_dict``
+    restores both but leaves ``msgs.system`` None); None otherwise."""
+    msgs: Any = branch.msgs
+    system = msgs.system
+    if system is not None:
+        return system
+    head = next(iter(msgs.messages), None)
+    if not isinstance(head, System):
+        return None
+    first = next(iter(branch.progression), None)
+    return head if first == head.id else None

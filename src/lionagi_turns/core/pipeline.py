@@ -67,6 +67,7 @@ from lionagi_turns.core.fold import FoldParts, FoldPlan, guidance_text
 from lionagi_turns.core.history import (
     InstructionTurn,
     Projection,
+    branch_system,
     project_history,
     select_ids,
 )
@@ -276,7 +277,7 @@ def _plan_fold(plan: Plan) -> Plan:
     branch, request, profile = plan.branch, plan.request, plan.profile
     projection = plan.projection
     assert projection is not None, _EARLY
-    system = branch.msgs.system
+    system = branch_system(branch)
     system_text = system.rendered if system is not None else ""
     if system is not None and not system_text.isascii():
         with naming_record(f"system message, id {system.id}"):

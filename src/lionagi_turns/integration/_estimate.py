@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 from lionagi_turns.core.consistent import read_order
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.values import JsonObject
 from lionagi_turns.integration._adapters import context_blocks_from_report
 from lionagi_turns.integration._compile import provider_kwargs
@@ -94,7 +95,7 @@ def turn_options(instruction: Instruction) -> TurnOptions | None:
 def current_blocks(branch: Branch) -> tuple[ContextBlock, ...]:
     """The context blocks of the branch's ``last_context_report`` (none without providers or
     a system message, as lionagi's chat gathers none then)."""
-    if not branch._context_providers or branch.msgs.system is None:
+    if not branch._context_providers or branch_system(branch) is None:
         return ()
     report = branch.last_context_report
     if report is None:

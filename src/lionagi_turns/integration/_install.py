@@ -126,7 +126,12 @@ def install(*, profile: str = "default", budgets: object = None, ceiling: object
     None: none) bounds each whole request, cutting the history in steps
     (``amendment1._ceiling``). On an endpoint that places the prompt cache the profile
     composes with the ADR-0127 layout. Installing another profile while one is installed
-    raises ``IntegrationError``: uninstall first."""
+    raises ``IntegrationError``: uninstall first.
+
+    Only the module attributes of ``_patches.TARGETS`` are rebound: a name imported from
+    one of those modules before ``install()`` (``from lionagi.agent.context_fold import
+    estimate_next_request_tokens``) keeps lionagi's original; call it through its module, or
+    import it after ``install()`` (docs/usage.md, "Names imported before install()")."""
     chosen = _registry.get(profile)
     for setting, value in (("budgets", budgets), ("ceiling", ceiling)):
         if value is not None and setting not in chosen.settings:

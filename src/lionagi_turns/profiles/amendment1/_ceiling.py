@@ -35,7 +35,13 @@ from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
 
-from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn
+from lionagi_turns.core.history import (
+    AssistantTurn,
+    InstructionTurn,
+    Projection,
+    Turn,
+    branch_system,
+)
 from lionagi_turns.core.render import ShownSections
 from lionagi_turns.profiles.amendment1._contracts import SectionBudgets, TurnRequest
 from lionagi_turns.profiles.amendment1._meter import Meter
@@ -291,7 +297,7 @@ def plan_ceiling(
     from lionagi_turns.core.history import select_ids
     from lionagi_turns.core.render import CallOptions, render_view
 
-    system = branch.msgs.system
+    system = branch_system(branch)
     system_size = meter.text(system.rendered) if system is not None else 0
     own, _ = render_view(
         request.instruction.content,

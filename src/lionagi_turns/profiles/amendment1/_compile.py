@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 from lionagi.ln import json_dumps
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
+from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
 from lionagi_turns.core.render import CallOptions, render_view
@@ -257,7 +258,7 @@ def _section_bounds(
     context_left: tuple[LeftOut, ...],
 ) -> tuple[SectionBound, ...]:
     """D7's five records, in ``SECTIONS`` order: what each section kept and left out."""
-    system = branch.msgs.system
+    system = branch_system(branch)
     records = {
         "system": ((str(system.id),) if system is not None else (), ()),
         "instruction": ((str(request.instruction.id),), ()),
@@ -291,7 +292,7 @@ def _section_refusals(
     """(section, used, budget, note) for the system and instruction sections over their
     budgets, else for a current round over the ceiling; empty when the request fits."""
     refusals = []
-    system = branch.msgs.system
+    system = branch_system(branch)
     if budgets.system is not None and system is not None:
         used = meter.text(system.rendered)
         if used > budgets.system:

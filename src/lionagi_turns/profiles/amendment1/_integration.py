@@ -21,6 +21,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.contracts import TurnRequest as DefaultRequest
+from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.support import IntegrationError
 from lionagi_turns.memo.identity import PerObject
 from lionagi_turns.profiles.amendment1._cached import SegmentedBlocks, compile_cached_amended
@@ -122,7 +123,7 @@ def amended_request(branch: Branch, request: DefaultRequest) -> TurnRequest:
     """``request`` (the default adapter's) as an amendment1 request for ``branch``."""
     report = branch.last_context_report
     reading = read_skips(
-        branch._context_providers, report, system_present=branch.msgs.system is not None
+        branch._context_providers, report, system_present=branch_system(branch) is not None
     )
     _readings.put(branch, reading)
     return TurnRequest(

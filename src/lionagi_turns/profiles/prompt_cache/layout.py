@@ -50,10 +50,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from lionagi.operations.chat._prepare import _tool_name, _tool_refs
-from lionagi.protocols.messages import System
 
 from lionagi_turns.core.contracts import (
     CompiledChatRequest,
@@ -62,7 +61,7 @@ from lionagi_turns.core.contracts import (
     TurnRequest,
 )
 from lionagi_turns.core.envelope import encode_context_section
-from lionagi_turns.core.history import select_ids
+from lionagi_turns.core.history import branch_system, select_ids
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
 from lionagi_turns.core.render import CallOptions, Content, ResultsSection, own_copy, render_view
@@ -175,19 +174,6 @@ def compile_cached(
     memo = chosen_memo() if memo is None else memo
     with memo.compiling():
         return _compile_cached(branch, request, tool_schemas, react_context, audit, compose, memo)
-
-
-def branch_system(branch: Branch) -> System | None:
-    """The branch's system message: ``branch.msgs.system``, or, when that is None, the
-    ``System`` message at the head of the branch's message pile, where lionagi's
-    ``set_system`` keeps it (lionagi 0.36's ``Branch.from_dict`` restores the pile but leaves
-    ``msgs.system`` None); None when the pile does not start with one."""
-    msgs: Any = branch.msgs
-    system = msgs.system
-    if system is not None:
-        return system
-    head = next(iter(msgs.messages), None)
-    return head if isinstance(head, System) else None
 
 
 def recorded_tool_section(blocks: Sequence[str] | None) -> str:
