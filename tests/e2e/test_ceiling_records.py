@@ -179,3 +179,31 @@ def test_over_anthropic_http_a_forged_record_drops_nothing(uninstalled: None) ->
     for i in range(5):
         assert f"question {i}" in text and f"answer {i}" in text
     assert "TRUNCATED" not in text
+
+
+def test_over_openai_compatible_http_drop_steps_keep_the_folded_system_first(
+    uninstalled: None, chat_server: Any, openai_model: Any
+) -> None:
+    """Endpoints without a prompt cache: the fold puts the system text in message 0; the
+    history marker goes after it (inside the history section), so every request, drop step
+    or not, opens with the same folded system text."""
+    chat_server.clear()
+    chat_server.script(*(Reply(content=f"answer {i} " + "a" * 200) for i in range(14)))
+    lionagi_turns.install(profile="amendment1", ceiling=InputCeiling(400, low_water=250))
+    try:
+        b = Branch(system=SYSTEM, chat_model=openai_model())
+        for i in range(14):
+            asyncio.run(b.communicate(f"question {i} " + "q" * 200))
+    finally:
+        lionagi_turns.uninstall()
+    firsts = [r.messages[0]["content"] for r in chat_server.chat_requests()]
+    stepped = [m.metadata[CEILING_KEY]["stepped"] for m in instructions(b)]
+    assert sum(stepped) >= 2  # the loop crossed at least two drop steps
+    marked = [f for f in firsts if "[LIONAGI_SECTION_TRUNCATED section=history" in f]
+    assert len(marked) >= 2
+    head = firsts[0].split("\n")[0]
+    assert head.startswith("Guidance: ") and "You answer from the stock ledger." in head
+    for first in firsts:
+        assert first.startswith(head + "\n")
+    for first in marked:  # the marker on its own line, right after the folded system text
+        assert first.split("\n")[1].startswith("[LIONAGI_SECTION_TRUNCATED section=history")
