@@ -195,7 +195,7 @@ class Stepper:
             end += len(group)
         fixed = self.fixed + self.pending
         self.room = max(0, self.ceiling.tokens - fixed)
-        # a drop step also puts the history marker (one line) at the head of the history (after the fold)
+        # a drop step also puts the history marker (one line) at the head of the history
         mark = self.meter.text(marker("history", 10**6, "truncated")) + join
         low = max(0, self.ceiling.low - fixed - mark)
         ids = [_group_id(g) for g in groups]
