@@ -147,9 +147,9 @@ def compile_amended_traced(
 ) -> tuple[CompiledChatRequest, Trace]:
     """``compile_chat_request`` and the pipeline's trace under it (its fold plan; the history
     marker pass 5 puts at the head of the history, after the fold, is not in the trace); same
-    arguments and errors. ``runner`` (None: the default pipeline) runs the pipeline under the profile and
-    returns its trace and the messages with the history marker (``_cached``); ``layout`` is
-    what that runner's layout adds to a ceiling's measure."""
+    arguments and errors. ``runner`` (None: the default pipeline) runs the pipeline under the
+    profile and returns its trace and the messages with the history marker (``_cached``);
+    ``layout`` is what that runner's layout adds to a ceiling's measure."""
     budgets = _checked_arguments(request, budgets, ceiling)
     meter = Meter(measure)
     stepper = None
