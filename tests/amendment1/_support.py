@@ -81,3 +81,13 @@ def snapshot(b: Branch) -> Any:
         list(b.progression),
         {k: (list(v) if isinstance(v, Progression) else v) for k, v in b.metadata.items()},
     )
+
+
+def after_fold(text: str) -> str:
+    """``text`` after the fold's leading ``Guidance`` section (the history section, where the
+    history marker goes); ``text`` itself when it does not open with that section."""
+    from lionagi_turns.core.fold import guidance_part
+
+    if not text.startswith("Guidance:"):
+        return text
+    return text[len(guidance_part(text)) :].removeprefix("\n")

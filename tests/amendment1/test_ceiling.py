@@ -28,7 +28,7 @@ from lionagi_turns.amendment1 import (
 )
 from lionagi_turns.cli._load import parse_branch
 
-from ._support import add_action_pair, add_assistant, branch, chars, snapshot, text_of
+from ._support import add_action_pair, add_assistant, after_fold, branch, chars, snapshot, text_of
 
 SYSTEM = "You are the dispatcher. " * 10
 
@@ -131,7 +131,8 @@ def test_between_drop_steps_the_prefix_and_the_marker_stay_the_same() -> None:
         assert same is (i not in steps), i
     last = compiled[-1]
     left = last.bound("history").left_out
-    assert text_of(last.messages[0]).startswith(marker("history", len(left), "truncated"))
+    assert after_fold(text_of(last.messages[0])).startswith(
+        marker("history", len(left), "truncated"))
     assert {e.reason for e in left} == {"truncated"}
 
 

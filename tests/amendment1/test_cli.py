@@ -13,7 +13,13 @@ from lionagi import Branch
 from lionagi_turns.amendment1 import EXCLUSIONS_KEY, marker
 from lionagi_turns.cli import main
 
-from ._support import add_action_pair, add_assistant, add_instruction, set_current_progression
+from ._support import (
+    add_action_pair,
+    add_assistant,
+    add_instruction,
+    after_fold,
+    set_current_progression,
+)
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -66,7 +72,8 @@ def test_budgets_truncate_and_the_text_view_shows_them(tmp_path: Path, capsys) -
     report = json.loads(out)
     history = report["bounds"][2]
     assert history["budget"] == 0 and len(history["left_out"]) == 6
-    assert report["messages"][0]["content"].startswith(marker("history", 6, "truncated"))
+    assert after_fold(report["messages"][0]["content"]).startswith(
+        marker("history", 6, "truncated"))
     code, out, _ = _run(capsys, "compile", path, "--profile", "amendment1", "--budget",
                         "history=0")
     assert code == 0

@@ -14,6 +14,7 @@ from ._support import (
     add_action_pair,
     add_assistant,
     add_instruction,
+    after_fold,
     all_text,
     branch,
     compile_a1,
@@ -88,23 +89,25 @@ def test_the_bound_stops_at_the_first_turn_that_does_not_fit() -> None:
 def test_marker_is_its_own_line_at_the_top_of_the_first_history_message() -> None:
     b, *_ = _three_turns()
     compiled = compile_a1(b, budgets=SectionBudgets(history=TURN))
-    first = text_of(compiled.messages[0])
+    whole = text_of(compiled.messages[0])
+    first = after_fold(whole)
     line = marker("history", 6, "truncated")
     assert line == "[LIONAGI_SECTION_TRUNCATED section=history left_out=6 reason=truncated]"
     assert first.split("\n")[0] == line
     assert first.startswith(line + "\n\n")
     assert first.count("LIONAGI_SECTION_TRUNCATED") == 1
-    # the kept history still starts with its first instruction, which carries the fold
-    assert "Instruction: q3" in first and "policy" in first
+    # the fold (the system text) leads the message; the marker heads the history after it
+    assert whole.startswith("Guidance: policy\n" + line) and "Instruction: q3" in first
 
 
 def test_a_budget_of_zero_keeps_no_history_and_the_marker_leads_the_current_turn() -> None:
     b, *_ = _three_turns()
     compiled = compile_a1(b, budgets=SectionBudgets(history=0))
     assert [m.role.value for m in compiled.messages] == ["user"]
-    text = text_of(compiled.messages[0])
+    whole = text_of(compiled.messages[0])
+    text = after_fold(whole)
     assert text.startswith(marker("history", 8, "truncated") + "\n\n")
-    assert "Instruction: now" in text and "policy" in text
+    assert "Instruction: now" in text and whole.startswith("Guidance: policy\n")
     assert compiled.bound("history").kept == ()
 
 
@@ -191,4 +194,4 @@ def test_on_multimodal_content_the_marker_joins_the_leading_text_part() -> None:
     compiled = compile_a1(b, budgets=SectionBudgets(history=len("Instruction: look") + 4))
     first = compiled.messages[0].content
     assert isinstance(first, list) and first[1]["type"] == "image_url"
-    assert first[0]["text"].startswith(marker("history", 2, "truncated") + "\n\n")
+    assert after_fold(first[0]["text"]).startswith(marker("history", 2, "truncated") + "\n\n")

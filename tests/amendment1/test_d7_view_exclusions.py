@@ -17,6 +17,7 @@ from ._support import (
     add_action_pair,
     add_assistant,
     add_instruction,
+    after_fold,
     all_text,
     branch,
     compile_a1,
@@ -71,7 +72,8 @@ def test_an_eviction_is_a_left_out_entry_with_its_marker() -> None:
     assert b.metadata[EXCLUSIONS_KEY] == {str(resp.id): "evicted"}
     compiled = compile_a1(b)
     assert compiled.bound("history").left_out == (LeftOut(str(resp.id), "evicted"),)
-    assert text_of(compiled.messages[0]).startswith(marker("history", 1, "evicted") + "\n\n")
+    assert after_fold(text_of(compiled.messages[0])).startswith(
+        marker("history", 1, "evicted") + "\n\n")
     assert "big output" not in all_text(compiled)
     # the record keeps it
     assert resp.id in b.msgs.messages
@@ -140,7 +142,7 @@ def test_exclusions_and_truncation_share_the_record_one_marker_per_reason() -> N
     reasons = [e.reason for e in compiled.bound("history").left_out]
     # q1's turn (q1, a1, a1b) is dropped; the action request before q2 is q2's turn
     assert reasons == ["evicted", "truncated", "truncated", "truncated"]
-    first = text_of(compiled.messages[0]).split("\n")
+    first = after_fold(text_of(compiled.messages[0])).split("\n")
     assert first[:2] == [marker("history", 3, "truncated"), marker("history", 1, "evicted")]
 
 

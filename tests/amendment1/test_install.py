@@ -24,7 +24,7 @@ from lionagi_turns.amendment1 import (
 )
 from lionagi_turns.integration import IntegrationError
 
-from ._support import add_action_pair, add_assistant, add_instruction
+from ._support import add_action_pair, add_assistant, add_instruction, after_fold
 
 pytestmark = pytest.mark.anyio
 
@@ -104,7 +104,7 @@ async def test_installed_budgets_truncate_history_with_the_marker(server: ChatSe
     b = _history(server)
     install(profile="amendment1", budgets=SectionBudgets(history=0))
     await b.communicate("now")
-    first = server.requests[-1].messages[0]["content"]
+    first = after_fold(server.requests[-1].messages[0]["content"])
     assert first.startswith(marker("history", 2, "truncated") + "\n\n")
 
 
@@ -118,7 +118,7 @@ async def test_a_context_tool_eviction_is_recorded_and_reaches_the_model(
     assert result["success"]
     assert list(b.metadata[EXCLUSIONS_KEY].values()) == ["evicted"]
     await b.communicate("now")
-    first = server.requests[-1].messages[0]["content"]
+    first = after_fold(server.requests[-1].messages[0]["content"])
     assert first.startswith(marker("history", 1, "evicted"))
     assert "found" not in "".join(m["content"] for m in server.requests[-1].messages)
 

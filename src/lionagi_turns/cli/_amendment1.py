@@ -45,7 +45,9 @@ from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._sections import Measured, measure
 from lionagi_turns.cli._turn import TurnSpec
 from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.profiles.amendment1._ceiling import read_first_kept
 from lionagi_turns.profiles.amendment1._compile import compile_amended_traced
 from lionagi_turns.profiles.amendment1._contracts import SECTIONS, ContextBlock, TurnRequest
 
@@ -112,6 +114,11 @@ def amended_turn(
     }
     if ceiling is not None:
         report["ceiling"] = dict(compiled.instruction.metadata[CEILING_KEY])
+        ids = select_ids(loaded.branch, spec.progression)
+        report["ignored_records"] = [
+            {"position": i.position, "id": i.id, "reason": i.reason}
+            for i in read_first_kept(loaded.branch, ids, ceiling)[1]
+        ]
     return report, measured
 
 

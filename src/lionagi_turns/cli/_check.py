@@ -21,6 +21,9 @@ Warnings (the ADR's render rules kept, shown so nothing is sent unseen):
   does not verify (its durable view is sent instead), or a recorded stable segment without a
   tool section the profile renders (``prompt_cache.layout.compile_cached``'s ``audit``). Looked for
   only when the view holds a record.
+- ``ceiling_record``: an input-ceiling record (``metadata["lionagi_turns.ceiling"]``) no compile
+  could have written (its first kept turn is not at or before its own instruction); a compile
+  under any ceiling ignores it.
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ from lionagi_turns.core.history import (
 )
 from lionagi_turns.core.parts import check_image_detail
 from lionagi_turns.core.pipeline import Trace, compile_traced
+from lionagi_turns.profiles.amendment1._ceiling import read_first_kept
 from lionagi_turns.profiles.prompt_cache.layout import compile_cached
 from lionagi_turns.profiles.prompt_cache.record import record_data
 
@@ -142,6 +146,13 @@ def _rendered_warnings(trace: Trace) -> list[JsonObject]:
     return out
 
 
+def _ceiling_warnings(branch: Branch) -> list[JsonObject]:
+    """The ceiling records of the view that no compile could have written (module
+    docstring): a compile under any ceiling ignores them."""
+    _, ignored = read_first_kept(branch, select_ids(branch, None))
+    return [_entry("ceiling_record", i.reason, [i.position], [i.id]) for i in ignored]
+
+
 def _record_warnings(branch: Branch) -> list[JsonObject]:
     """The prompt-cache records of the view the profile does not use (module docstring)."""
     pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
@@ -183,7 +194,8 @@ def check_report(loaded: LoadedBranch) -> JsonObject:
                 )
             )
         else:
-            warnings = _rendered_warnings(trace) + _record_warnings(branch)
+            warnings = (_rendered_warnings(trace) + _record_warnings(branch)
+                        + _ceiling_warnings(branch))
     records = []
     pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
     for position, uid in enumerate(loaded.view):

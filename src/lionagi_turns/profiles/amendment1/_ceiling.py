@@ -50,7 +50,16 @@ from lionagi_turns.profiles.amendment1._sections import marker, result_entry, to
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
-__all__ = ("CEILING_KEY", "InputCeiling", "Layout", "Stepper", "plan_ceiling", "read_first_kept")
+__all__ = (
+    "CEILING_KEY",
+    "IgnoredCeilingRecord",
+    "InputCeiling",
+    "Layout",
+    "Stepper",
+    "plan_ceiling",
+    "read_first_kept",
+    "record_problem",
+)
 
 CEILING_KEY = "lionagi_turns.ceiling"
 
@@ -88,17 +97,61 @@ class InputCeiling:
         return self.low_water
 
 
-def read_first_kept(branch: Branch, ids: Sequence[UUID]) -> str | None:
-    """The first kept turn recorded by the newest instruction of the view that holds a
-    ceiling record (None: none holds one, or nothing was dropped)."""
+@dataclass(frozen=True, slots=True)
+class IgnoredCeilingRecord:
+    """A ceiling record a compile did not obey, and why: ``position``/``id`` of the
+    instruction in the view that carries it."""
+
+    position: int
+    id: str
+    reason: str
+
+
+def read_first_kept(
+    branch: Branch, ids: Sequence[UUID], ceiling: InputCeiling | None = None
+) -> tuple[str | None, tuple[IgnoredCeilingRecord, ...]]:
+    """The first kept turn recorded by the newest instruction of the view whose ceiling
+    record a compile under ``ceiling`` obeys (None: none does, or nothing was dropped), and
+    the newer records it passed over, newest first.
+
+    A record is obeyed when a compile could have written it — its ``first`` is None or the
+    id of a message at or before its own instruction in the view — and it was written under
+    ``ceiling`` (its ``ceiling`` and ``low_water`` are ``ceiling``'s; a record without them,
+    or ``ceiling`` None, is not compared)."""
     table: Mapping[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
-    for uid in reversed(ids):
-        msg = table.get(uid)
-        if isinstance(msg, Instruction):
-            record = msg.metadata.get(CEILING_KEY)
-            if isinstance(record, dict):
-                first = record.get("first")
-                return first if isinstance(first, str) else None
+    ignored: list[IgnoredCeilingRecord] = []
+    for at in range(len(ids) - 1, -1, -1):
+        msg = table.get(ids[at])
+        if not isinstance(msg, Instruction):
+            continue
+        record = msg.metadata.get(CEILING_KEY)
+        if not isinstance(record, dict):
+            continue
+        reason = record_problem(record, ids[: at + 1], ceiling)
+        if reason is None:
+            first = record.get("first")
+            return (first if isinstance(first, str) else None), tuple(ignored)
+        ignored.append(IgnoredCeilingRecord(at, str(msg.id), reason))
+    return None, tuple(ignored)
+
+
+def record_problem(
+    record: Mapping[str, object], upto: Sequence[UUID], ceiling: InputCeiling | None
+) -> str | None:
+    """Why a compile under ``ceiling`` does not obey ``record``, carried by the instruction
+    ``upto[-1]`` (``upto``: the view up to it), or None when it does (``read_first_kept``)."""
+    first = record.get("first")
+    if first is not None and (not isinstance(first, str)
+                              or first not in {str(uid) for uid in upto}):
+        return (f"its first kept turn {first!r} is not a message at or before its own "
+                "instruction, so no compile wrote it; it is ignored")
+    if ceiling is None:
+        return None
+    for key, value in (("ceiling", ceiling.tokens), ("low_water", ceiling.low)):
+        written = record.get(key)
+        if key in record and written != value:
+            return (f"it was written under {key} {written!r}, not this compile's {value}; "
+                    "it is ignored")
     return None
 
 
@@ -130,6 +183,8 @@ class Stepper:
     # how many tokens a historical instruction was sent as (its results in), None: unknown
     sent: Callable[[InstructionTurn], int | None] | None = None
     sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
+    # the view's newer ceiling records this compile did not obey (``read_first_kept``)
+    ignored: tuple[IgnoredCeilingRecord, ...] = ()
 
     def __call__(
         self, projected: Projection, groups: Sequence[Sequence[Turn]], sizes: Sequence[int]
@@ -147,7 +202,7 @@ class Stepper:
             end += len(group)
         fixed = self.fixed + self.pending
         self.room = max(0, self.ceiling.tokens - fixed)
-        # a drop step also puts the history marker (one line) before the first message
+        # a drop step also puts the history marker (one line) at the head of the history
         mark = self.meter.text(marker("history", 10**6, "truncated")) + join
         low = max(0, self.ceiling.low - fixed - mark)
         ids = [_group_id(g) for g in groups]
@@ -308,11 +363,13 @@ def plan_ceiling(
     ids = select_ids(branch, request.progression)
     pending = trailing_results(branch, ids, meter)
     mapped = ceiling_budgets(ceiling, budgets, system_size, instruction + pending + layout.extra)
+    previous, ignored = read_first_kept(branch, ids, ceiling)
     stepper = Stepper(
         ceiling=ceiling,
         meter=meter,
         fixed=system_size + instruction + layout.extra,
-        previous=read_first_kept(branch, ids),
+        previous=previous,
+        ignored=ignored,
         instruction=request.instruction,
         sent=layout.sent,
         parts={"system": system_size, "instruction": instruction + layout.extra},

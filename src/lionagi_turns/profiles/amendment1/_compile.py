@@ -43,10 +43,11 @@ from typing import TYPE_CHECKING
 from lionagi.ln import json_dumps
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
+from lionagi_turns.core.fold import guidance_part
 from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile, Memo, chosen_memo
-from lionagi_turns.core.render import CallOptions, render_view
+from lionagi_turns.core.render import CallOptions, Content, render_view
 from lionagi_turns.profiles.amendment1._bound import (
     Bound,
     BoundDecision,
@@ -146,10 +147,10 @@ def compile_amended_traced(
     layout: Layout | None = None,
 ) -> tuple[CompiledChatRequest, Trace]:
     """``compile_chat_request`` and the pipeline's trace under it (its fold plan; the history
-    marker pass 5 puts before the first message is not in the trace); same arguments and
-    errors. ``runner`` (None: the default pipeline) runs the pipeline under the profile and
-    returns its trace and the messages with the history marker (``_cached``); ``layout`` is
-    what that runner's layout adds to a ceiling's measure."""
+    marker pass 5 puts at the head of the history, after the fold, is not in the trace); same
+    arguments and errors. ``runner`` (None: the default pipeline) runs the pipeline under the
+    profile and returns its trace and the messages with the history marker (``_cached``);
+    ``layout`` is what that runner's layout adds to a ceiling's measure."""
     budgets = _checked_arguments(request, budgets, ceiling)
     meter = Meter(measure)
     stepper = None
@@ -316,16 +317,38 @@ def _section_refusals(
 
 
 def _marked(trace: Trace, history_marker: str) -> tuple[CompiledMessage, ...]:
-    """The trace's messages with the history marker leading the first one."""
+    """The trace's messages with the history marker at the head of the history section: after
+    the fold's leading ``Guidance`` section when the first message carries the fold (so the
+    folded system text stays the request's first bytes across drop steps), else leading the
+    first message."""
     messages = list(trace.compiled.messages)
     if history_marker:
         if messages:
             messages[0] = CompiledMessage(
-                messages[0].role, prepend_part(messages[0].content, history_marker)
+                messages[0].role,
+                _after_fold(messages[0].content, history_marker)
+                if trace.fold_message_index == 0
+                else prepend_part(messages[0].content, history_marker),
             )
         else:
             messages.append(CompiledMessage(trace.rendered[-1].role, history_marker))
     return tuple(messages)
+
+
+def _after_fold(content: Content, history_marker: str) -> Content:
+    """``content`` (the fold's message) with ``history_marker`` on its own line after its
+    leading ``Guidance`` section and before the history that follows it; leading ``content``
+    when its text does not open with that section."""
+    text = content if isinstance(content, str) else (
+        content[0].get("text") if content and isinstance(content[0], dict) else None)
+    if not isinstance(text, str) or not text.startswith("Guidance:"):
+        return prepend_part(content, history_marker)
+    head = guidance_part(text)
+    rest = text[len(head):].removeprefix("\n")
+    joined = f"{head}\n{history_marker}\n\n{rest}" if rest else f"{head}\n{history_marker}"
+    if isinstance(content, str):
+        return joined
+    return [{**content[0], "text": joined}, *content[1:]]
 
 
 def _note(name: str, hint: str, ceiling: InputCeiling | None) -> str:
