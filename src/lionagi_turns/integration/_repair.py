@@ -32,12 +32,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import anyio
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
-from lionagi_turns.integration._unanswered import UNKNOWN_REASON, record_unanswered
+from lionagi_turns.integration._unanswered import UNKNOWN_REASON, record_unanswered_turns
 from lionagi_turns.memo.identity import PerObject
 
 if TYPE_CHECKING:
@@ -157,11 +157,4 @@ async def repair_before_call(branch: Branch) -> list[AssistantResponse]:
 
 
 async def _mark(branch: Branch, pending: list[UUID]) -> list[AssistantResponse]:
-    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    out: list[AssistantResponse] = []
-    for uid in pending:
-        instruction = pile[uid]
-        marker = await record_unanswered(branch, instruction, UNKNOWN_REASON)
-        if marker is not None:
-            out.append(marker)
-    return out
+    return await record_unanswered_turns(branch, pending, UNKNOWN_REASON)

@@ -24,6 +24,8 @@ Contract of ``record_unanswered(branch, instruction, reason)``:
   turn's instruction is unanswered until its response arrives). Under ``install()`` every call
   records the same markers before it compiles (``_repair.repair_before_call``, which also skips
   ``run()`` turns in flight); outside it, the compiler's refusal names this function.
+- Cost: one walk of the progression (and of the view) per call, whatever the number of
+  markers it records (``record_unanswered_turns`` marks several instructions in that walk).
 - The marker is an ordinary record: it serializes with ``Branch.to_dict()``, reloads with
   ``Branch.from_dict()``, compiles as an assistant message (plain lionagi renders it the same
   way), and ``lionagi-turns compile`` shows it.
@@ -49,6 +51,7 @@ __all__ = (
     "UNKNOWN_REASON",
     "mark_unanswered_turns",
     "record_unanswered",
+    "record_unanswered_turns",
     "unanswered_reason",
 )
 
@@ -64,40 +67,39 @@ def unanswered_reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _turn_end(branch: Branch, progression: Progression, ins_id: UUID) -> int | None:
-    """The index after the last record of the turn ``ins_id`` starts in ``progression``, or
-    None when the instruction is absent or the turn already holds an assistant response."""
-    ids = list(progression)
-    try:
-        start = ids.index(ins_id)
-    except ValueError:
-        return None
-    pile: dict[UUID, RoledMessage] = branch.msgs.messages.collections  # type: ignore[has-type]
-    end = start + 1
-    while end < len(ids):
-        msg = pile.get(ids[end])
+def _open_turn_ends(pile: dict[UUID, Any], ids: list[UUID]) -> dict[UUID, int]:
+    """For every turn of ``ids`` that no assistant response answers: its instruction id mapped
+    to the index after the turn's last record (one walk; an instruction listed twice counts at
+    its first place)."""
+    ends: dict[UUID, int] = {}
+    seen: set[UUID] = set()
+    open_id: UUID | None = None
+    for index, uid in enumerate(ids):
+        msg = pile.get(uid)
         if isinstance(msg, Instruction):
-            break
-        if isinstance(msg, AssistantResponse):
-            return None
-        end += 1
-    return end
+            if open_id is not None:
+                ends[open_id] = index
+            open_id = None if uid in seen else uid
+            seen.add(uid)
+        elif isinstance(msg, AssistantResponse):
+            open_id = None
+    if open_id is not None:
+        ends[open_id] = len(ids)
+    return ends
 
 
-def _place(progression: Progression, marker_id: UUID, index: int) -> None:
-    if marker_id in progression:
-        progression.remove(marker_id)
-    progression.insert(index, [marker_id])
+def _reorder(progression: Progression, placed: dict[int, list[UUID]], old: list[UUID]) -> None:
+    """Rewrite ``progression`` as ``old`` with ``placed[i]`` inserted before index ``i``."""
+    order: list[UUID] = []
+    for index, uid in enumerate(old):
+        order.extend(placed.get(index, ()))
+        order.append(uid)
+    order.extend(placed.get(len(old), ()))
+    progression.clear()
+    progression.order.extend(order)  # public and mutable; lionagi resyncs its membership
 
 
-async def record_unanswered(
-    branch: Branch, instruction: Instruction, reason: str
-) -> AssistantResponse | None:
-    """Record the marker for ``instruction``'s unanswered turn (see the module contract)."""
-    manager_progression = branch.msgs.progression
-    end = _turn_end(branch, manager_progression, instruction.id)
-    if end is None:
-        return None
+def _new_marker(branch: Branch, instruction_id: UUID, reason: str) -> AssistantResponse:
     marker = AssistantResponse(
         content=AssistantResponseContent(
             assistant_response=UNANSWERED_TEXT.format(reason=reason)
@@ -105,17 +107,63 @@ async def record_unanswered(
         sender=branch.id,
         recipient=branch.user or "user",
     )  # type: ignore[call-arg]  # lionagi's pydantic model fills the default channel
-    marker.metadata[UNANSWERED_KEY] = {"instruction": str(instruction.id), "reason": reason}
-    await branch.msgs.a_add_message(assistant_response=marker)
+    marker.metadata[UNANSWERED_KEY] = {"instruction": str(instruction_id), "reason": reason}
+    return marker
+
+
+def _place_all(
+    progression: Progression, ends: dict[UUID, int], markers: dict[UUID, UUID]
+) -> None:
+    """Put each marker (instruction id -> marker id) whose turn ``ends`` names at that turn's
+    end in ``progression``; a marker whose turn is not there stays where lionagi appended it."""
+    placed: dict[int, list[UUID]] = {}
+    for ins_id, marker_id in markers.items():
+        end = ends.get(ins_id)
+        if end is not None:
+            placed.setdefault(end, []).append(marker_id)
+    moving = {uid for ids in placed.values() for uid in ids}
+    fresh = set(markers.values())
+    old = [uid for uid in progression if uid not in fresh]  # ``ends`` indexes ``old``
+    tail = [uid for uid in progression if uid in fresh and uid not in moving]
+    placed.setdefault(len(old), []).extend(tail)
+    _reorder(progression, placed, old)
+
+
+async def record_unanswered_turns(
+    branch: Branch, instruction_ids: list[UUID], reason: str
+) -> list[AssistantResponse]:
+    """Record the marker for each of ``instruction_ids`` whose turn is unanswered (see the
+    module contract), oldest first; one walk of the progression (and of the
+    ``current_progression`` view) whatever the number of markers."""
+    manager_progression = branch.msgs.progression
     pile: dict[UUID, RoledMessage] = branch.msgs.messages.collections  # type: ignore[has-type]
-    recorded: RoledMessage = pile[marker.id]
-    _place(manager_progression, recorded.id, end)
+    ids = list(manager_progression)
+    ends = _open_turn_ends(pile, ids)
+    wanted = [uid for uid in dict.fromkeys(instruction_ids) if uid in ends]
+    if not wanted:
+        return []
     view = branch.metadata.get("current_progression")
+    view_ends = None
     if view is not None and view is not manager_progression:
-        view_end = _turn_end(branch, view, instruction.id)
-        if view_end is not None:
-            _place(view, recorded.id, view_end)
-    return recorded if isinstance(recorded, AssistantResponse) else marker
+        view_ends = _open_turn_ends(pile, list(view))
+    recorded: dict[UUID, RoledMessage] = {}
+    for ins_id in wanted:
+        marker = _new_marker(branch, ins_id, reason)
+        await branch.msgs.a_add_message(assistant_response=marker)
+        recorded[ins_id] = pile[marker.id]
+    marker_ids = {ins_id: msg.id for ins_id, msg in recorded.items()}
+    _place_all(manager_progression, ends, marker_ids)
+    if view is not None and view_ends is not None:
+        _place_all(view, view_ends, marker_ids)
+    return [msg for msg in recorded.values() if isinstance(msg, AssistantResponse)]
+
+
+async def record_unanswered(
+    branch: Branch, instruction: Instruction, reason: str
+) -> AssistantResponse | None:
+    """Record the marker for ``instruction``'s unanswered turn (see the module contract)."""
+    markers = await record_unanswered_turns(branch, [instruction.id], reason)
+    return markers[0] if markers else None
 
 
 UNKNOWN_REASON = "an earlier failure"
@@ -124,14 +172,7 @@ UNKNOWN_REASON = "an earlier failure"
 async def mark_unanswered_turns(branch: Branch) -> list[AssistantResponse]:
     """Record the marker after every instruction in ``branch.msgs.progression`` that no
     assistant response answers (see the module contract); returns the markers, oldest first.
-    Only while no turn runs on ``branch``."""
+    Only while no turn runs on ``branch``. One walk of the progression."""
     pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    instructions = [
-        pile[uid] for uid in list(branch.msgs.progression) if isinstance(pile.get(uid), Instruction)
-    ]
-    out = []
-    for instruction in instructions:  # record_unanswered skips an answered turn
-        marker = await record_unanswered(branch, instruction, UNKNOWN_REASON)
-        if marker is not None:
-            out.append(marker)
-    return out
+    ends = _open_turn_ends(pile, list(branch.msgs.progression))
+    return await record_unanswered_turns(branch, list(ends), UNKNOWN_REASON)
