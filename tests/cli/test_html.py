@@ -4,6 +4,7 @@ the request's anatomy, checked with the standard library's HTML parser."""
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -228,3 +229,37 @@ def test_repr_html_is_the_page_body_of_the_request(run_cli, conversation: Path) 
     total = report["sections"]["total"]["characters"]  # a partition: the same in any split
     assert f'<tr data-section="total"><td>total</td><td class="n">{total:,}</td>' in body
     assert "not recorded on a compiled request" in body
+
+
+_VARIANTS = (("--profile", "default"), ("--profile", "prompt-cache"),
+             ("--profile", "amendment1"), ("--profile", "amendment1", "--ceiling", "300"))
+_COUNT = re.compile(r"\b(\d{4,})\s+(?:tokens?|characters?|chars|messages?|turns?)\b")
+
+
+def _visible(page: str) -> str:
+    return html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S))
+
+
+@pytest.mark.parametrize("variant", _VARIANTS, ids=" ".join)
+def test_no_page_shows_python_internals(run_cli, variant: tuple[str, ...]) -> None:
+    for example in sorted(EXAMPLES.glob("*.json")):
+        run = run_cli("compile", str(example), *variant, "-f", "html")
+        if run.code != 0:
+            continue
+        chrome = _visible(run.stdout.split('<h2>Messages</h2>')[0])
+        assert "None" not in chrome, (example.name, chrome)
+        assert not re.search(r"\{'|\['|\('", chrome), (example.name, chrome)
+        assert not _COUNT.search(chrome), (example.name, _COUNT.search(chrome))
+
+
+def test_ceiling_report_is_on_the_page(run_cli) -> None:
+    args = ("compile", str(EXAMPLES / "support.json"), "--profile", "amendment1",
+            "--ceiling", "300")
+    record = run_cli(*args, "-f", "json").json()["ceiling"]
+    page = _visible(run_cli(*args, "-f", "html").stdout)
+    assert f"ceiling {record['ceiling']:,} tokens, low-water mark {record['low_water']:,}" \
+        in page
+    step = "this request is a drop step" if record["stepped"] else "no drop step this request"
+    assert step in page and f"{record['kept_turns']:,} turn(s) kept" in page
+    if record["turns_before_next_step"] is not None:
+        assert f"{record['turns_before_next_step']:,} more turn(s)" in page

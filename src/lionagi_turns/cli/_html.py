@@ -147,7 +147,7 @@ def _bounds(report: JsonObject) -> list[str]:
     out = ['<h2>Amendment 1 sections</h2><table class="bounds"><tr><th>section</th>'
            "<th>authority</th><th>posture</th><th>budget</th><th>kept</th><th>left out</th></tr>"]
     for row in report["bounds"]:
-        budget = "unbounded" if row["budget"] is None else f"{row['budget']} tokens"
+        budget = "unbounded" if row["budget"] is None else f"{row['budget']:,} tokens"
         left = "".join(
             f'<li class="left">{_e(e["name"])}: {_e(e["reason"])}{_tokens(e["tokens"])}</li>'
             for e in row["left_out"]
@@ -183,14 +183,54 @@ def _segments(report: JsonObject) -> list[str]:
         s = segments[name]
         out.append(f"<tr><td>{name}</td><td class=\"n\">{s['blocks']}</td><td class=\"n\">"
                    f"{s['characters']:,}</td><td class=\"n\">{s['tokens']:,}</td></tr>")
-    turn = segments["turn"]
-    out.append(f"<tr><td>turn</td><td colspan=\"3\">{_e(turn)}</td></tr></table>")
+    out.append(f"<tr><td>turn</td><td colspan=\"3\">{_e(_turn(segments['turn']))}</td></tr>"
+               "</table>")
     marks = "".join(f"<li>{_e(m['at'])}: {_e(m['ttl'])} ({_e(m['segment'])})</li>"
                     for m in report["marks"])
     changed = [k for k, v in report["changes"].items() if v]
     out.append(f'<p>marks:</p><ul class="marks">{marks or "<li>none</li>"}</ul>')
     out.append(f"<p>changes against the previous recorded request: "
                f"{_e(', '.join(changed) or 'none')}</p>")
+    return out
+
+
+def _turn(turn: JsonObject) -> str:
+    """The turn segment in words: its messages and where the previous recorded request ended."""
+    end = turn.get("previous_request_end")
+    previous = ("no previous request recorded" if end is None
+                else f"the previous recorded request ended at {end}")
+    return f"{turn['messages']:,} message(s); {previous}"
+
+
+def _ceiling(report: JsonObject) -> list[str]:
+    """``--ceiling``'s report, as the text view gives it: the ceiling and low-water mark, how
+    full each section is, the truncation point, whether this request steps, the turns left."""
+    if "ceiling" not in report:
+        return []
+    record = report["ceiling"]
+    used, tokens = record["used"], record["ceiling"]
+    out = [f'<h2>Input ceiling</h2><p class="ceiling">ceiling {tokens:,} tokens, low-water '
+           f"mark {record['low_water']:,} tokens: {used:,} tokens used, "
+           f"{used * 100 // tokens}% full</p>",
+           '<table class="ceiling"><tr><th>section</th><th>tokens</th><th>share</th></tr>']
+    out += [f'<tr><td>{_e(name)}</td><td class="n">{size:,}</td>'
+            f'<td class="n">{size * 100 // tokens}%</td></tr>'
+            for name, size in record["sections"].items()]
+    out.append("</table>")
+    if record["kept_turns"]:
+        first = record["first"] or "the first turn (nothing dropped yet)"
+        point = f"truncation point: the first kept turn is {first}"
+    else:
+        point = "truncation point: no turn is kept"
+    step = "this request is a drop step" if record["stepped"] else "no drop step this request"
+    left = record["turns_before_next_step"]
+    typical = record["typical_turn"]
+    kept = f"{record['kept_turns']:,} turn(s) kept" + (
+        f", typical {typical:,} tokens" if typical is not None else "")
+    fit = (f"{left:,} more turn(s) of that size fit before the next drop step"
+           if left is not None else "no kept turn to size the next step by")
+    out.append(f'<ul class="ceiling"><li>{_e(point)}; {step}</li>'
+               f"<li>{_e(kept)}; {_e(fit)}</li></ul>")
     return out
 
 
@@ -269,6 +309,7 @@ def request_body(report: JsonObject, measured: Measured) -> str:
     parts += _fold(report)
     parts += _segments(report)
     parts += _bounds(report)
+    parts += _ceiling(report)
     parts += _messages(report, measured)
     parts.append("</div>")
     return "\n".join(parts)
