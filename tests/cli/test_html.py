@@ -82,13 +82,17 @@ def parse(document: str) -> Page:
 
 def assert_self_contained(document: str, page: Page, texts: list[str]) -> None:
     """No tag that loads anything, no URL outside the escaped texts, CSS that imports none."""
-    assert not [t for t, _ in page.tags if t in LOADING], "a tag that loads something"
+    thumbs = [a for t, a in page.tags if t == "img"]
+    assert all(set(a) == {"class", "src", "alt"} and a["class"] == "thumb"
+               and str(a["src"]).startswith("data:image/") for a in thumbs), thumbs
+    assert not [t for t, _ in page.tags if t in LOADING - {"img"}], "a tag that loads something"
     for tag, attrs in page.tags:
-        assert not {"src", "href", "srcset", "action"} & set(attrs), (tag, attrs)
+        if tag != "img":
+            assert not {"src", "href", "srcset", "action"} & set(attrs), (tag, attrs)
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
     for css in page.styles:
         assert "url(" not in css and "@import" not in css and "http" not in css
-    rest = document
+    rest = re.sub(r'<span class="remote">[^<]*</span>', "", document)
     for text in texts:
         rest = rest.replace(html.escape(text, quote=True), "", 1)
     assert "http" not in rest and "<script" not in rest.lower()
@@ -263,3 +267,22 @@ def test_ceiling_report_is_on_the_page(run_cli) -> None:
     assert step in page and f"{record['kept_turns']:,} turn(s) kept" in page
     if record["turns_before_next_step"] is not None:
         assert f"{record['turns_before_next_step']:,} more turn(s)" in page
+
+
+def test_images_show_as_thumbnails_or_as_text(run_cli, tmp_path: Path) -> None:
+    inline = "data:image/png;base64," + "iVBORw0KGgo" * 3
+    remote = "https://images.example.org/shot.png"
+    branch = Branch(system="look")
+    branch.msgs.add_message(instruction="see", images=[inline, remote], image_detail="low")
+    branch.msgs.add_message(assistant_response="seen")
+    path = save(branch, tmp_path / "pictures.json")
+    for profile in PROFILES:
+        run = run_cli("compile", str(path), "--profile", profile, "-f", "html")
+        assert run.code == 0, run.stderr
+        page = parse(run.stdout)
+        thumbs = [a for t, a in page.tags if t == "img"]
+        assert [a["src"] for a in thumbs] == [inline], profile
+        assert "image 1 · detail: low" in run.stdout
+        assert f'remote, not loaded:</figcaption><span class="remote">{remote}</span>' \
+            in run.stdout
+        assert_self_contained(run.stdout, page, page.texts)

@@ -59,6 +59,9 @@ padding:.4rem;margin:.3rem 0;font:12.5px/1.4 ui-monospace,monospace}
 .lt-request .mark{background:#ffe7a3;border-radius:3px;padding:0 .3rem;margin-left:.4rem}
 .lt-request .fold{background:#e8dcf7;border-radius:3px;padding:0 .3rem;margin-left:.4rem}
 .lt-request .left{color:#9a3b2f}
+.lt-request .images{display:flex;flex-wrap:wrap;gap:.5rem;margin:.3rem 0}
+.lt-request img.thumb{max-width:10rem;max-height:7.5rem;border:1px solid #c9ced8}
+.lt-request .remote{font:12.5px ui-monospace,monospace;word-break:break-all}
 """
 
 
@@ -260,7 +263,7 @@ def _rows(report: JsonObject, measured: Measured) -> list[JsonObject]:
             tags.append("fold: " + " + ".join(report["fold"]["sections"]))
         rows.append({"at": f"messages[{i}]", "label": f"messages[{i}] · {message['role']}",
                      "tokens": size.tokens, "text": text, "images": images, "tags": tags,
-                     "counts": size.counts})
+                     "counts": size.counts, "shown": _images(message["content"])})
     return rows
 
 
@@ -287,9 +290,32 @@ def _messages(report: JsonObject, measured: Measured) -> list[str]:
             f'<span class="track"><span class="bar row-bar" style="width:{share:.2f}%">'
             f"{_parts(row['counts'])}</span></span> <b>{_e(row['label'])}</b>{tags}{marks} · "
             f"{len(row['text']):,} chars · {row['tokens']:,} tokens ({share:.2f}%){images}"
-            f'</summary><pre class="text">{_e(row["text"])}</pre></details>'
+            f'</summary><pre class="text">{_e(row["text"])}</pre>{row.get("shown", "")}</details>'
         )
     return out
+
+
+_DATA_IMAGE = "data:image/"
+
+
+def _images(content: object) -> str:
+    """A message's images: an inline ``data:image/`` URL as a small thumbnail (the page still
+    loads nothing from outside), any other URL as text, never loaded; each with its detail."""
+    if not isinstance(content, list):
+        return ""
+    shown = []
+    for k, part in enumerate(p for p in content if p.get("type") == "image_url"):
+        image = part.get("image_url") or {}
+        url = str(image.get("url", "")) if isinstance(image, dict) else str(image)
+        detail = image.get("detail") if isinstance(image, dict) else None
+        caption = f"image {k + 1} · detail: {detail or 'not set (the provider default)'}"
+        if url.startswith(_DATA_IMAGE):
+            shown.append(f'<figure><img class="thumb" src="{_e(url)}" alt="{_e(caption)}">'
+                         f"<figcaption>{_e(caption)}</figcaption></figure>")
+        else:
+            shown.append(f'<figure><figcaption>{_e(caption)} · remote, not loaded:</figcaption>'
+                         f'<span class="remote">{_e(url)}</span></figure>')
+    return f'<div class="images">{"".join(shown)}</div>' if shown else ""
 
 
 def _parts(counts: dict[str, int]) -> str:
