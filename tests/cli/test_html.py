@@ -286,3 +286,47 @@ def test_images_show_as_thumbnails_or_as_text(run_cli, tmp_path: Path) -> None:
         assert f'remote, not loaded:</figcaption><span class="remote">{remote}</span>' \
             in run.stdout
         assert_self_contained(run.stdout, page, page.texts)
+
+
+def _between(page: str, start: str, end: str) -> str:
+    return page[page.index(start):page.index(end, page.index(start))]
+
+
+def test_amendment1_repr_html_is_the_cli_pages_amendment1_part(run_cli) -> None:
+    """Amendment 1's compiled request in a notebook: the bounds (and the ceiling report) of
+    the CLI's page for the same compile."""
+    from lionagi_turns import amendment1
+    from lionagi_turns.cli._load import load_branch
+
+    path = EXAMPLES / "support.json"
+    for option, kwargs in ((("--budget", "history=1"),
+                            {"budgets": amendment1.SectionBudgets(history=1)}),
+                           (("--ceiling", "300"), {"ceiling": amendment1.InputCeiling(300)})):
+        cli = run_cli("compile", str(path), "--profile", "amendment1", *option, "-i", "Next?",
+                      "-f", "html")
+        branch = load_branch(path).branch
+        instruction = branch.msgs.create_instruction(instruction="Next?")
+        compiled = amendment1.compile_chat_request(
+            branch, amendment1.TurnRequest(instruction=instruction), **kwargs)
+        body = compiled._repr_html_()
+        assert body is not None and body.startswith('<div class="lt-request">')
+        assert _between(body, "<h2>Amendment 1 sections", "<h2>Messages") == _between(
+            cli.stdout, "<h2>Amendment 1 sections", "<h2>Messages")
+
+
+def test_repr_is_a_short_summary(conversation: Path) -> None:
+    from lionagi_turns import amendment1
+    from lionagi_turns.cli._load import load_branch
+
+    branch = load_branch(conversation).branch
+    instruction = branch.msgs.create_instruction(instruction="And 3+4?")
+    compiled = compile_chat_request(branch, TurnRequest(instruction=instruction))
+    text = repr(compiled)
+    assert text.startswith(f"<CompiledChatRequest: {len(compiled.messages)} message(s) (")
+    assert "\n" not in text and len(text) < 200
+    assert all(str(m.content)[:40] not in text for m in compiled.messages)
+    amended = amendment1.compile_chat_request(
+        branch, amendment1.TurnRequest(instruction=instruction),
+        budgets=amendment1.SectionBudgets(history=1))
+    left = [f"{b.section} {len(b.left_out)}" for b in amended.bounds if b.left_out]
+    assert left and repr(amended).endswith("; left out: " + ", ".join(left) + ">")

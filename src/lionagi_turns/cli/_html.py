@@ -33,6 +33,9 @@ from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._sections import SECTION_NAMES, Measured, count_tokens, measure
 from lionagi_turns.core.contracts import CompiledChatRequest
 from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY
+from lionagi_turns.profiles.amendment1._contracts import CompiledChatRequest as AmendedRequest
+from lionagi_turns.profiles.amendment1._report import bounds_rows
 
 __all__ = ("compiled_body", "print_html", "request_body", "request_page", "widths")
 
@@ -351,12 +354,20 @@ def request_page(report: JsonObject, measured: Measured) -> str:
     )
 
 
-def compiled_body(request: CompiledChatRequest) -> str:
-    """``request_body`` of a compiled request alone: its messages, sections and bars; it
-    carries no path, profile extras or fold plan, so the fold counts in its message."""
-    messages = to_provider_messages(request)
+def compiled_body(request: CompiledChatRequest | AmendedRequest) -> str:
+    """``request_body`` of a compiled request alone: its messages, sections and bars, and for
+    Amendment 1's its bounds and the ceiling record its instruction carries; it carries no
+    path or fold plan, so the fold counts in its message."""
+    messages = to_provider_messages(request)  # type: ignore[arg-type]  # reads .messages only
     measured = measure(messages, None, ())
-    report = {"profile": "default", "messages": messages, "sections": measured.sections}
+    report: JsonObject = {"profile": "default", "messages": messages,
+                          "sections": measured.sections}
+    if isinstance(request, AmendedRequest):
+        report["profile"] = "amendment1"
+        report["bounds"] = bounds_rows(request)
+        record = request.instruction.metadata.get(CEILING_KEY)
+        if isinstance(record, dict):
+            report["ceiling"] = dict(record)
     return request_body(report, measured)
 
 
