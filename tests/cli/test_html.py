@@ -4,6 +4,7 @@ the request's anatomy, checked with the standard library's HTML parser."""
 from __future__ import annotations
 
 import html
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -81,13 +82,17 @@ def parse(document: str) -> Page:
 
 def assert_self_contained(document: str, page: Page, texts: list[str]) -> None:
     """No tag that loads anything, no URL outside the escaped texts, CSS that imports none."""
-    assert not [t for t, _ in page.tags if t in LOADING], "a tag that loads something"
+    thumbs = [a for t, a in page.tags if t == "img"]
+    assert all(set(a) == {"class", "src", "alt"} and a["class"] == "thumb"
+               and str(a["src"]).startswith("data:image/") for a in thumbs), thumbs
+    assert not [t for t, _ in page.tags if t in LOADING - {"img"}], "a tag that loads something"
     for tag, attrs in page.tags:
-        assert not {"src", "href", "srcset", "action"} & set(attrs), (tag, attrs)
+        if tag != "img":
+            assert not {"src", "href", "srcset", "action"} & set(attrs), (tag, attrs)
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
     for css in page.styles:
         assert "url(" not in css and "@import" not in css and "http" not in css
-    rest = document
+    rest = re.sub(r'<span class="remote">[^<]*</span>', "", document)
     for text in texts:
         rest = rest.replace(html.escape(text, quote=True), "", 1)
     assert "http" not in rest and "<script" not in rest.lower()
@@ -228,3 +233,100 @@ def test_repr_html_is_the_page_body_of_the_request(run_cli, conversation: Path) 
     total = report["sections"]["total"]["characters"]  # a partition: the same in any split
     assert f'<tr data-section="total"><td>total</td><td class="n">{total:,}</td>' in body
     assert "not recorded on a compiled request" in body
+
+
+_VARIANTS = (("--profile", "default"), ("--profile", "prompt-cache"),
+             ("--profile", "amendment1"), ("--profile", "amendment1", "--ceiling", "300"))
+_COUNT = re.compile(r"\b(\d{4,})\s+(?:tokens?|characters?|chars|messages?|turns?)\b")
+
+
+def _visible(page: str) -> str:
+    return html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S))
+
+
+@pytest.mark.parametrize("variant", _VARIANTS, ids=" ".join)
+def test_no_page_shows_python_internals(run_cli, variant: tuple[str, ...]) -> None:
+    for example in sorted(EXAMPLES.glob("*.json")):
+        run = run_cli("compile", str(example), *variant, "-f", "html")
+        if run.code != 0:
+            continue
+        chrome = _visible(run.stdout.split('<h2>Messages</h2>')[0])
+        assert "None" not in chrome, (example.name, chrome)
+        assert not re.search(r"\{'|\['|\('", chrome), (example.name, chrome)
+        assert not _COUNT.search(chrome), (example.name, _COUNT.search(chrome))
+
+
+def test_ceiling_report_is_on_the_page(run_cli) -> None:
+    args = ("compile", str(EXAMPLES / "support.json"), "--profile", "amendment1",
+            "--ceiling", "300")
+    record = run_cli(*args, "-f", "json").json()["ceiling"]
+    page = _visible(run_cli(*args, "-f", "html").stdout)
+    assert f"ceiling {record['ceiling']:,} tokens, low-water mark {record['low_water']:,}" \
+        in page
+    step = "this request is a drop step" if record["stepped"] else "no drop step this request"
+    assert step in page and f"{record['kept_turns']:,} turn(s) kept" in page
+    if record["turns_before_next_step"] is not None:
+        assert f"{record['turns_before_next_step']:,} more turn(s)" in page
+
+
+def test_images_show_as_thumbnails_or_as_text(run_cli, tmp_path: Path) -> None:
+    inline = "data:image/png;base64," + "iVBORw0KGgo" * 3
+    remote = "https://images.example.org/shot.png"
+    branch = Branch(system="look")
+    branch.msgs.add_message(instruction="see", images=[inline, remote], image_detail="low")
+    branch.msgs.add_message(assistant_response="seen")
+    path = save(branch, tmp_path / "pictures.json")
+    for profile in PROFILES:
+        run = run_cli("compile", str(path), "--profile", profile, "-f", "html")
+        assert run.code == 0, run.stderr
+        page = parse(run.stdout)
+        thumbs = [a for t, a in page.tags if t == "img"]
+        assert [a["src"] for a in thumbs] == [inline], profile
+        assert "image 1 · detail: low" in run.stdout
+        assert f'remote, not loaded:</figcaption><span class="remote">{remote}</span>' \
+            in run.stdout
+        assert_self_contained(run.stdout, page, page.texts)
+
+
+def _between(page: str, start: str, end: str) -> str:
+    return page[page.index(start):page.index(end, page.index(start))]
+
+
+def test_amendment1_repr_html_is_the_cli_pages_amendment1_part(run_cli) -> None:
+    """Amendment 1's compiled request in a notebook: the bounds (and the ceiling report) of
+    the CLI's page for the same compile."""
+    from lionagi_turns import amendment1
+    from lionagi_turns.cli._load import load_branch
+
+    path = EXAMPLES / "support.json"
+    for option, kwargs in ((("--budget", "history=1"),
+                            {"budgets": amendment1.SectionBudgets(history=1)}),
+                           (("--ceiling", "300"), {"ceiling": amendment1.InputCeiling(300)})):
+        cli = run_cli("compile", str(path), "--profile", "amendment1", *option, "-i", "Next?",
+                      "-f", "html")
+        branch = load_branch(path).branch
+        instruction = branch.msgs.create_instruction(instruction="Next?")
+        compiled = amendment1.compile_chat_request(
+            branch, amendment1.TurnRequest(instruction=instruction), **kwargs)
+        body = compiled._repr_html_()
+        assert body is not None and body.startswith('<div class="lt-request">')
+        assert _between(body, "<h2>Amendment 1 sections", "<h2>Messages") == _between(
+            cli.stdout, "<h2>Amendment 1 sections", "<h2>Messages")
+
+
+def test_repr_is_a_short_summary(conversation: Path) -> None:
+    from lionagi_turns import amendment1
+    from lionagi_turns.cli._load import load_branch
+
+    branch = load_branch(conversation).branch
+    instruction = branch.msgs.create_instruction(instruction="And 3+4?")
+    compiled = compile_chat_request(branch, TurnRequest(instruction=instruction))
+    text = repr(compiled)
+    assert text.startswith(f"<CompiledChatRequest: {len(compiled.messages)} message(s) (")
+    assert "\n" not in text and len(text) < 200
+    assert all(str(m.content)[:40] not in text for m in compiled.messages)
+    amended = amendment1.compile_chat_request(
+        branch, amendment1.TurnRequest(instruction=instruction),
+        budgets=amendment1.SectionBudgets(history=1))
+    left = [f"{b.section} {len(b.left_out)}" for b in amended.bounds if b.left_out]
+    assert left and repr(amended).endswith("; left out: " + ", ".join(left) + ">")

@@ -33,6 +33,9 @@ from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._sections import SECTION_NAMES, Measured, count_tokens, measure
 from lionagi_turns.core.contracts import CompiledChatRequest
 from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY
+from lionagi_turns.profiles.amendment1._contracts import CompiledChatRequest as AmendedRequest
+from lionagi_turns.profiles.amendment1._report import bounds_rows
 
 __all__ = ("compiled_body", "print_html", "request_body", "request_page", "widths")
 
@@ -59,6 +62,9 @@ padding:.4rem;margin:.3rem 0;font:12.5px/1.4 ui-monospace,monospace}
 .lt-request .mark{background:#ffe7a3;border-radius:3px;padding:0 .3rem;margin-left:.4rem}
 .lt-request .fold{background:#e8dcf7;border-radius:3px;padding:0 .3rem;margin-left:.4rem}
 .lt-request .left{color:#9a3b2f}
+.lt-request .images{display:flex;flex-wrap:wrap;gap:.5rem;margin:.3rem 0}
+.lt-request img.thumb{max-width:10rem;max-height:7.5rem;border:1px solid #c9ced8}
+.lt-request .remote{font:12.5px ui-monospace,monospace;word-break:break-all}
 """
 
 
@@ -147,7 +153,7 @@ def _bounds(report: JsonObject) -> list[str]:
     out = ['<h2>Amendment 1 sections</h2><table class="bounds"><tr><th>section</th>'
            "<th>authority</th><th>posture</th><th>budget</th><th>kept</th><th>left out</th></tr>"]
     for row in report["bounds"]:
-        budget = "unbounded" if row["budget"] is None else f"{row['budget']} tokens"
+        budget = "unbounded" if row["budget"] is None else f"{row['budget']:,} tokens"
         left = "".join(
             f'<li class="left">{_e(e["name"])}: {_e(e["reason"])}{_tokens(e["tokens"])}</li>'
             for e in row["left_out"]
@@ -183,14 +189,54 @@ def _segments(report: JsonObject) -> list[str]:
         s = segments[name]
         out.append(f"<tr><td>{name}</td><td class=\"n\">{s['blocks']}</td><td class=\"n\">"
                    f"{s['characters']:,}</td><td class=\"n\">{s['tokens']:,}</td></tr>")
-    turn = segments["turn"]
-    out.append(f"<tr><td>turn</td><td colspan=\"3\">{_e(turn)}</td></tr></table>")
+    out.append(f"<tr><td>turn</td><td colspan=\"3\">{_e(_turn(segments['turn']))}</td></tr>"
+               "</table>")
     marks = "".join(f"<li>{_e(m['at'])}: {_e(m['ttl'])} ({_e(m['segment'])})</li>"
                     for m in report["marks"])
     changed = [k for k, v in report["changes"].items() if v]
     out.append(f'<p>marks:</p><ul class="marks">{marks or "<li>none</li>"}</ul>')
     out.append(f"<p>changes against the previous recorded request: "
                f"{_e(', '.join(changed) or 'none')}</p>")
+    return out
+
+
+def _turn(turn: JsonObject) -> str:
+    """The turn segment in words: its messages and where the previous recorded request ended."""
+    end = turn.get("previous_request_end")
+    previous = ("no previous request recorded" if end is None
+                else f"the previous recorded request ended at {end}")
+    return f"{turn['messages']:,} message(s); {previous}"
+
+
+def _ceiling(report: JsonObject) -> list[str]:
+    """``--ceiling``'s report, as the text view gives it: the ceiling and low-water mark, how
+    full each section is, the truncation point, whether this request steps, the turns left."""
+    if "ceiling" not in report:
+        return []
+    record = report["ceiling"]
+    used, tokens = record["used"], record["ceiling"]
+    out = [f'<h2>Input ceiling</h2><p class="ceiling">ceiling {tokens:,} tokens, low-water '
+           f"mark {record['low_water']:,} tokens: {used:,} tokens used, "
+           f"{used * 100 // tokens}% full</p>",
+           '<table class="ceiling"><tr><th>section</th><th>tokens</th><th>share</th></tr>']
+    out += [f'<tr><td>{_e(name)}</td><td class="n">{size:,}</td>'
+            f'<td class="n">{size * 100 // tokens}%</td></tr>'
+            for name, size in record["sections"].items()]
+    out.append("</table>")
+    if record["kept_turns"]:
+        first = record["first"] or "the first turn (nothing dropped yet)"
+        point = f"truncation point: the first kept turn is {first}"
+    else:
+        point = "truncation point: no turn is kept"
+    step = "this request is a drop step" if record["stepped"] else "no drop step this request"
+    left = record["turns_before_next_step"]
+    typical = record["typical_turn"]
+    kept = f"{record['kept_turns']:,} turn(s) kept" + (
+        f", typical {typical:,} tokens" if typical is not None else "")
+    fit = (f"{left:,} more turn(s) of that size fit before the next drop step"
+           if left is not None else "no kept turn to size the next step by")
+    out.append(f'<ul class="ceiling"><li>{_e(point)}; {step}</li>'
+               f"<li>{_e(kept)}; {_e(fit)}</li></ul>")
     return out
 
 
@@ -220,7 +266,7 @@ def _rows(report: JsonObject, measured: Measured) -> list[JsonObject]:
             tags.append("fold: " + " + ".join(report["fold"]["sections"]))
         rows.append({"at": f"messages[{i}]", "label": f"messages[{i}] · {message['role']}",
                      "tokens": size.tokens, "text": text, "images": images, "tags": tags,
-                     "counts": size.counts})
+                     "counts": size.counts, "shown": _images(message["content"])})
     return rows
 
 
@@ -247,9 +293,32 @@ def _messages(report: JsonObject, measured: Measured) -> list[str]:
             f'<span class="track"><span class="bar row-bar" style="width:{share:.2f}%">'
             f"{_parts(row['counts'])}</span></span> <b>{_e(row['label'])}</b>{tags}{marks} · "
             f"{len(row['text']):,} chars · {row['tokens']:,} tokens ({share:.2f}%){images}"
-            f'</summary><pre class="text">{_e(row["text"])}</pre></details>'
+            f'</summary><pre class="text">{_e(row["text"])}</pre>{row.get("shown", "")}</details>'
         )
     return out
+
+
+_DATA_IMAGE = "data:image/"
+
+
+def _images(content: object) -> str:
+    """A message's images: an inline ``data:image/`` URL as a small thumbnail (the page still
+    loads nothing from outside), any other URL as text, never loaded; each with its detail."""
+    if not isinstance(content, list):
+        return ""
+    shown = []
+    for k, part in enumerate(p for p in content if p.get("type") == "image_url"):
+        image = part.get("image_url") or {}
+        url = str(image.get("url", "")) if isinstance(image, dict) else str(image)
+        detail = image.get("detail") if isinstance(image, dict) else None
+        caption = f"image {k + 1} · detail: {detail or 'not set (the provider default)'}"
+        if url.startswith(_DATA_IMAGE):
+            shown.append(f'<figure><img class="thumb" src="{_e(url)}" alt="{_e(caption)}">'
+                         f"<figcaption>{_e(caption)}</figcaption></figure>")
+        else:
+            shown.append(f'<figure><figcaption>{_e(caption)} · remote, not loaded:</figcaption>'
+                         f'<span class="remote">{_e(url)}</span></figure>')
+    return f'<div class="images">{"".join(shown)}</div>' if shown else ""
 
 
 def _parts(counts: dict[str, int]) -> str:
@@ -269,6 +338,7 @@ def request_body(report: JsonObject, measured: Measured) -> str:
     parts += _fold(report)
     parts += _segments(report)
     parts += _bounds(report)
+    parts += _ceiling(report)
     parts += _messages(report, measured)
     parts.append("</div>")
     return "\n".join(parts)
@@ -284,12 +354,20 @@ def request_page(report: JsonObject, measured: Measured) -> str:
     )
 
 
-def compiled_body(request: CompiledChatRequest) -> str:
-    """``request_body`` of a compiled request alone: its messages, sections and bars; it
-    carries no path, profile extras or fold plan, so the fold counts in its message."""
-    messages = to_provider_messages(request)
+def compiled_body(request: CompiledChatRequest | AmendedRequest) -> str:
+    """``request_body`` of a compiled request alone: its messages, sections and bars, and for
+    Amendment 1's its bounds and the ceiling record its instruction carries; it carries no
+    path or fold plan, so the fold counts in its message."""
+    messages = to_provider_messages(request)  # type: ignore[arg-type]  # reads .messages only
     measured = measure(messages, None, ())
-    report = {"profile": "default", "messages": messages, "sections": measured.sections}
+    report: JsonObject = {"profile": "default", "messages": messages,
+                          "sections": measured.sections}
+    if isinstance(request, AmendedRequest):
+        report["profile"] = "amendment1"
+        report["bounds"] = bounds_rows(request)
+        record = request.instruction.metadata.get(CEILING_KEY)
+        if isinstance(record, dict):
+            report["ceiling"] = dict(record)
     return request_body(report, measured)
 
 

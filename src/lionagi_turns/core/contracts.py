@@ -39,12 +39,37 @@ __all__ = (
 RESERVED_PROVIDER_KEY = "messages"
 
 
-_HTML_VIEW: dict[str, Callable[[CompiledChatRequest], str]] = {}
+_HTML_VIEW: dict[str, Callable[[Any], str]] = {}
 
 
-def register_html_view(view: Callable[[CompiledChatRequest], str]) -> None:
-    """Make ``view`` what ``CompiledChatRequest._repr_html_`` returns (the last one wins)."""
+def register_html_view(view: Callable[[Any], str]) -> None:
+    """Make ``view`` what ``CompiledChatRequest._repr_html_`` (either profile's) returns (the
+    last one wins)."""
     _HTML_VIEW["view"] = view
+
+
+def html_view(request: object) -> str | None:
+    """The registered view of ``request`` (None when no view is registered)."""
+    view = _HTML_VIEW.get("view")
+    return None if view is None else view(request)
+
+
+def request_summary(name: str, messages: tuple[CompiledMessage, ...],
+                    provider_kwargs: Mapping[str, object], extra: str = "") -> str:
+    """A compiled request in one line: its messages by role, their characters of text, the
+    provider keyword names, then ``extra``; never the texts themselves."""
+    roles: dict[str, int] = {}
+    characters = 0
+    for message in messages:
+        role = str(getattr(message.role, "value", message.role))
+        roles[role] = roles.get(role, 0) + 1
+        content = message.content
+        characters += len(content) if isinstance(content, str) else sum(
+            len(str(p.get("text", ""))) for p in content if isinstance(p, dict))
+    by_role = ", ".join(f"{n:,} {role}" for role, n in roles.items()) or "none"
+    keys = ", ".join(map(str, provider_kwargs)) or "none"
+    return (f"<{name}: {len(messages):,} message(s) ({by_role}), {characters:,} characters of "
+            f"text, provider kwargs: {keys}{extra}>")
 
 
 def _set(obj: object, name: str, value: object) -> None:
@@ -200,8 +225,11 @@ class CompiledChatRequest:
         fold counts in the message that carries it. The page is built by the view the package
         registers (``register_html_view``; a view lives above the core); with none registered,
         None (a notebook then shows the plain ``repr``)."""
-        view = _HTML_VIEW.get("view")
-        return None if view is None else view(self)
+        return html_view(self)
+
+    def __repr__(self) -> str:
+        """A one-line summary (``request_summary``); equality and the fields are unchanged."""
+        return request_summary("CompiledChatRequest", self.messages, self.provider_kwargs)
 
     def __deepcopy__(self, memo: dict[int, object]) -> CompiledChatRequest:
         """An equal compiled request sharing no mutable object with this one."""

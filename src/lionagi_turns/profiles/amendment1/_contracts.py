@@ -193,6 +193,19 @@ class CompiledChatRequest:
         """The record of ``section``."""
         return self.bounds[SECTIONS.index(section)]
 
+    def _repr_html_(self) -> str | None:
+        """What a notebook shows: the body of ``lionagi-turns compile --profile amendment1
+        --format html``'s page for this request (its sections, what each left out and why,
+        the ceiling record when the instruction carries one); None with no view registered."""
+        return _base.html_view(self)
+
+    def __repr__(self) -> str:
+        """A one-line summary: the default profile's, then what each section left out."""
+        left = [f"{b.section} {len(b.left_out):,}" for b in self.bounds if b.left_out]
+        extra = "; left out: " + (", ".join(left) if left else "nothing")
+        return _base.request_summary("amendment1.CompiledChatRequest", self.messages,
+                                     self.provider_kwargs, extra)
+
     def __deepcopy__(self, memo: dict[int, object]) -> CompiledChatRequest:
         return CompiledChatRequest(
             instruction=copy.deepcopy(self.instruction, memo),
