@@ -12,7 +12,7 @@ from lionagi import Branch, iModel
 
 import lionagi_turns
 from lionagi_turns import CompiledChatRequest
-from lionagi_turns.integration._capture import INLINE_LIMIT, redacted
+from lionagi_turns.integration._capture_line import INLINE_LIMIT, redacted
 
 from .anthropic_server import AnthropicServer
 from .http_server import ChatServer, Reply
@@ -153,3 +153,79 @@ def test_no_api_key_anywhere_and_large_data_urls_kept_by_digest(installed_turns)
     assert kept["x"][0].startswith("data:image/png;sha256=")
     assert kept["x"][0].endswith(f";bytes={len(big)}")
     assert kept["x"][1] == "data:image/png;base64,AAAA"
+
+
+def _schema() -> dict[str, Any]:
+    from importlib import resources
+
+    text = resources.files("lionagi_turns.cli").joinpath("schema/capture.schema.json")
+    return json.loads(text.read_text(encoding="utf-8"))
+
+
+def test_capture_dir_appends_one_valid_line_per_call(tmp_path, monkeypatch) -> None:
+    import jsonschema
+
+    lionagi_turns.uninstall()
+    lionagi_turns.install(capture_dir=tmp_path / "cap")
+    try:
+        with ChatServer() as server:
+            server.script("one", "two")
+            branch = Branch(system="sys", chat_model=openai(server))
+            asyncio.run(branch.communicate("first"))
+            asyncio.run(branch.communicate("second"))
+            received = [r.body for r in server.chat_requests()]
+    finally:
+        lionagi_turns.uninstall()
+    files = list((tmp_path / "cap").iterdir())
+    assert [f.name for f in files] == [f"capture-{__import__('os').getpid()}.jsonl"]
+    text = files[0].read_text(encoding="utf-8")
+    assert KEY not in text
+    lines = [json.loads(x) for x in text.splitlines()]
+    for line, body in zip(lines, received, strict=True):
+        jsonschema.validate(line, _schema())
+        assert line["payload"] == body
+        assert line["branch"] == str(branch.id) and line["outcome"] == "ok"
+
+
+def test_the_capture_file_rotates_past_its_cap(tmp_path, monkeypatch) -> None:
+    from lionagi_turns.integration import _capture_file
+
+    monkeypatch.setattr(_capture_file, "MAX_BYTES", 1)
+    monkeypatch.setattr(_capture_file, "KEEP", 2)
+    monkeypatch.setenv("LIONAGI_TURNS_CAPTURE", str(tmp_path))
+    lionagi_turns.uninstall()
+    lionagi_turns.install()
+    try:
+        with ChatServer() as server:
+            server.script(*["r"] * 4)
+            branch = Branch(chat_model=openai(server))
+            for n in range(4):
+                asyncio.run(branch.communicate(f"m{n}"))
+    finally:
+        lionagi_turns.uninstall()
+    names = sorted(f.name for f in tmp_path.iterdir())
+    pid = __import__("os").getpid()
+    assert names == [f"capture-{pid}.1.jsonl", f"capture-{pid}.2.jsonl", f"capture-{pid}.jsonl"]
+    newest = json.loads((tmp_path / f"capture-{pid}.jsonl").read_text())
+    assert newest["payload"]["messages"][-1]["content"].endswith("m3")
+
+
+def test_an_unwritable_capture_dir_warns_once_and_calls_go_on(tmp_path) -> None:
+    from lionagi_turns.integration._capture_file import CaptureWriteWarning
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    lionagi_turns.uninstall()
+    lionagi_turns.install(capture_dir=blocker / "cap")
+    try:
+        with ChatServer() as server:
+            server.script("one", "two")
+            branch = Branch(chat_model=openai(server))
+            with pytest.warns(CaptureWriteWarning, match="could not write capture lines") as got:
+                asyncio.run(branch.communicate("first"))
+                asyncio.run(branch.communicate("second"))
+            assert len(server.chat_requests()) == 2
+    finally:
+        lionagi_turns.uninstall()
+    assert len([w for w in got if w.category is CaptureWriteWarning]) == 1
+    assert [m.role.value for m in branch.messages][-1] == "assistant"

@@ -16,7 +16,8 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         progression_ids,
         turn_request_from_param,
     )
-    from lionagi_turns.integration._capture import CallRecord, capture, last_request
+    from lionagi_turns.integration._capture import capture, last_request
+    from lionagi_turns.integration._capture_record import CallRecord
     from lionagi_turns.integration._install import (
         TurnsCompatibilityWarning,
         build_instruction,

@@ -16,28 +16,28 @@ Contract:
   outside ``install()``.
 - ``last_request(branch)`` is the last completed record of ``branch`` (None before any).
 - No record holds an API key or header: the payload is the request body only, and a ``data:``
-  URL longer than ``INLINE_LIMIT`` characters is kept as its media type, digest and size.
+  URL longer than ``_capture_line.INLINE_LIMIT`` characters is kept as its media
+  type, digest and size.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import time
 from contextvars import ContextVar, Token
-from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.support import IntegrationError
+from lionagi_turns.integration._capture_file import append
+from lionagi_turns.integration._capture_line import redacted
+from lionagi_turns.integration._capture_record import CallRecord
 from lionagi_turns.integration._originals import HOOKS, original, saved
 
 if TYPE_CHECKING:
     from lionagi_turns.integration._compile import CompiledCall
-    from lionagi_turns.integration._registry import Compiled
 
 __all__ = (
-    "INLINE_LIMIT",
     "CallRecord",
     "Capture",
     "capture",
@@ -46,48 +46,10 @@ __all__ = (
     "note_call",
 )
 
-INLINE_LIMIT = 4096
 CAPTURE_OUTSIDE_INSTALL = (
     "lionagi_turns.capture() records installed calls only: call lionagi_turns.install() "
     "before opening the capture"
 )
-
-
-@dataclass(slots=True)
-class CallRecord:
-    """One installed model call: what was compiled and sent, and once it settled, its usage and
-    outcome (``"ok"``, or the exception's type name)."""
-
-    branch_id: str
-    profile: str
-    compiled: Compiled
-    started: float
-    ceiling: dict[str, Any] | None = None
-    cache_segments: dict[str, Any] | None = None
-    payload: dict[str, Any] | None = None
-    cache_marks: list[str] = field(default_factory=list)
-    usage: dict[str, int] = field(default_factory=dict)
-    outcome: str | None = None
-
-    @property
-    def model(self) -> str | None:
-        """The payload's ``model`` (None when the call failed before sending)."""
-        value = (self.payload or {}).get("model")
-        return value if isinstance(value, str) else None
-
-    @property
-    def left_out(self) -> int:
-        """How many records the request's section bounds left out (0 for the default profile)."""
-        bounds = getattr(self.compiled, "bounds", ())
-        return sum(len(b.left_out) for b in bounds)
-
-    def __repr__(self) -> str:
-        usage = ", ".join(f"{k}={v}" for k, v in self.usage.items()) or "no usage"
-        return (
-            f"<CallRecord branch={self.branch_id[:8]} profile={self.profile} "
-            f"model={self.model} messages={len(self.compiled.messages)} "
-            f"left_out={self.left_out} {usage} outcome={self.outcome}>"
-        )
 
 
 _pending: ContextVar[CallRecord | None] = ContextVar("lionagi_turns_capture_pending", default=None)
@@ -153,6 +115,7 @@ def _complete(record: CallRecord, api_call: Any, error: object) -> None:
     _last_strong[record.branch_id] = record
     for calls in _open.get():
         calls.append(record)
+    append(record)
 
 
 def _outcome(api_call: Any, error: object) -> str:
@@ -182,20 +145,6 @@ def usage_of(response: object) -> dict[str, int]:
         "output_tokens": usage.get("output_tokens", usage.get("completion_tokens")),
     }
     return {k: int(v) for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
-
-
-def redacted(value: Any) -> Any:
-    """``value`` with each ``data:`` URL longer than ``INLINE_LIMIT`` replaced by
-    ``data:<media type>;sha256=<hex>;bytes=<n>`` (a deep copy otherwise)."""
-    if isinstance(value, dict):
-        return {k: redacted(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redacted(v) for v in value]
-    if isinstance(value, str) and value.startswith("data:") and len(value) > INLINE_LIMIT:
-        media = value[5:].split(";", 1)[0].split(",", 1)[0]
-        digest = hashlib.sha256(value.encode()).hexdigest()
-        return f"data:{media};sha256={digest};bytes={len(value)}"
-    return value
 
 
 def cache_marks(payload: dict[str, Any]) -> list[str]:
