@@ -33,6 +33,8 @@ from lionagi_turns.integration._capture_file import append
 from lionagi_turns.integration._capture_line import redacted
 from lionagi_turns.integration._capture_record import CallRecord
 from lionagi_turns.integration._originals import HOOKS, original, saved
+from lionagi_turns.integration._otel import emit_span
+from lionagi_turns.integration._otel import enabled as otel_enabled
 
 if TYPE_CHECKING:
     from lionagi_turns.integration._compile import CompiledCall
@@ -99,23 +101,29 @@ async def emit_api_post_call(
     if record is not None and record.branch_id == str(getattr(branch, "id", "")):
         _pending.set(None)
         with contextlib.suppress(Exception):  # a capture never fails a call
-            _complete(record, api_call, error)
+            _complete(record, imodel, api_call, error)
     await original(HOOKS, "emit_api_post_call")(
         branch, imodel, api_call, error=error, tokens=tokens
     )
 
 
-def _complete(record: CallRecord, api_call: Any, error: object) -> None:
+def _complete(record: CallRecord, imodel: Any, api_call: Any, error: object) -> None:
+    config = getattr(getattr(imodel, "endpoint", None), "config", None)
+    provider = getattr(config, "provider", None)
+    record.provider = provider if isinstance(provider, str) else None
     payload = getattr(api_call, "payload", None)
     if isinstance(payload, dict):
         record.payload = redacted(payload)
         record.cache_marks = cache_marks(record.payload)
-    record.usage = usage_of(getattr(api_call, "response", None))
+    response = getattr(api_call, "response", None)
+    record.usage = usage_of(response)
     record.outcome = _outcome(api_call, error)
     _last_strong[record.branch_id] = record
     for calls in _open.get():
         calls.append(record)
     append(record)
+    if otel_enabled():
+        emit_span(record, finish_reasons(response))
 
 
 def _outcome(api_call: Any, error: object) -> str:
@@ -145,6 +153,21 @@ def usage_of(response: object) -> dict[str, int]:
         "output_tokens": usage.get("output_tokens", usage.get("completion_tokens")),
     }
     return {k: int(v) for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def finish_reasons(response: object) -> list[str]:
+    """The finish reasons of an OpenAI-style (``choices[].finish_reason``) or Anthropic
+    (``stop_reason``) response body."""
+    if not isinstance(response, dict):
+        return []
+    if isinstance(response.get("stop_reason"), str):
+        return [response["stop_reason"]]
+    choices = response.get("choices")
+    return [
+        c["finish_reason"]
+        for c in (choices if isinstance(choices, list) else ())
+        if isinstance(c, dict) and isinstance(c.get("finish_reason"), str)
+    ]
 
 
 def cache_marks(payload: dict[str, Any]) -> list[str]:

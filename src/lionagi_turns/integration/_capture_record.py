@@ -28,6 +28,7 @@ class CallRecord:
     compiled: Compiled
     started: float
     ceiling: dict[str, Any] | None = None
+    provider: str | None = None
     cache_segments: dict[str, Any] | None = None
     payload: dict[str, Any] | None = None
     cache_marks: list[str] = field(default_factory=list)

@@ -74,6 +74,7 @@ from lionagi_turns.integration._capture_file import configure as configure_captu
 from lionagi_turns.integration._compile import seed_profile_forced as seed_profile_forced
 from lionagi_turns.integration._estimate import estimate_next_request_tokens
 from lionagi_turns.integration._originals import FOLD, lock, saved, site
+from lionagi_turns.integration._otel import configure as configure_otel
 from lionagi_turns.integration._patches import (
     FOLD_DEFAULT,
     TARGETS,
@@ -121,6 +122,7 @@ def install(
     budgets: object = None,
     ceiling: object = None,
     capture_dir: str | os.PathLike[str] | None = None,
+    otel: bool | None = None,
 ) -> None:
     """Route lionagi's chat/communicate/operate/ReAct/run and ``prepare_messages_for_chat``
     through the compiler. Idempotent; raises ``IntegrationError`` (changing nothing) when
@@ -136,7 +138,8 @@ def install(
     composes with the ADR-0127 layout. Installing another profile while one is installed
     raises ``IntegrationError``: uninstall first. ``capture_dir`` appends one capture line
     per call under that directory (None: the ``LIONAGI_TURNS_CAPTURE`` directory, if set;
-    ``_capture_file``)."""
+    ``_capture_file``). ``otel`` emits one OpenTelemetry span per call (None: as
+    ``LIONAGI_TURNS_OTEL`` says; ``_otel``)."""
     chosen = _registry.get(profile)
     for setting, value in (("budgets", budgets), ("ceiling", ceiling)):
         if value is not None and setting not in chosen.settings:
@@ -160,6 +163,7 @@ def install(
             raise
         _registry.put(_registry.Installed(chosen, budgets, ceiling))
         configure_capture(capture_dir)
+        configure_otel(otel)
 
 
 def _install_locked() -> None:
