@@ -229,3 +229,38 @@ def test_an_unwritable_capture_dir_warns_once_and_calls_go_on(tmp_path) -> None:
         lionagi_turns.uninstall()
     assert len([w for w in got if w.category is CaptureWriteWarning]) == 1
     assert [m.role.value for m in branch.messages][-1] == "assistant"
+
+
+def test_amendment1_record_carries_bounds_and_left_out_and_the_line_validates(tmp_path) -> None:
+    import jsonschema
+
+    from lionagi_turns.amendment1 import CompiledChatRequest as AmendedRequest
+    from lionagi_turns.amendment1 import SectionBudgets
+
+    lionagi_turns.uninstall()
+    lionagi_turns.install(profile="amendment1", budgets=SectionBudgets(history=0),
+                          capture_dir=tmp_path)
+    try:
+        with ChatServer() as server:
+            server.script("one", "two", "three")
+            branch = Branch(chat_model=openai(server))
+
+            async def drive() -> list[Any]:
+                await branch.communicate("first")
+                await branch.communicate("second")
+                with lionagi_turns.capture() as calls:
+                    await branch.communicate("third")
+                return calls
+
+            (record,) = asyncio.run(drive())
+            sent = server.chat_requests()[-1].body
+    finally:
+        lionagi_turns.uninstall()
+    assert isinstance(record.compiled, AmendedRequest)
+    assert record.profile == "amendment1"
+    assert record.left_out == 4 == sum(len(b.left_out) for b in record.compiled.bounds)
+    assert record.payload == sent
+    (found,) = tmp_path.iterdir()
+    last = json.loads(found.read_text().splitlines()[-1])
+    jsonschema.validate(last, _schema())
+    assert last["left_out"] == 4 and {b["section"] for b in last["bounds"]} >= {"history"}
