@@ -79,3 +79,16 @@ def test_a_corrupt_line_exits_2_naming_it(capture_file: Path) -> None:
     done = _cli("show", str(capture_file))
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "line 3" in done.stderr
+
+
+def test_diff_two_captured_calls(capture_file: Path) -> None:
+    done = _cli("show", str(capture_file), "--call", "1", "--diff", "2", "--format", "json")
+    assert done.returncode == 1, done.stderr
+    report = json.loads(done.stdout)
+    assert report["identical"] is False
+    statuses = [m["status"] for m in report["messages"]]
+    assert statuses[-1] == "only_b" and report["b"]["path"].endswith("#2")
+    same = _cli("show", str(capture_file), "--call", "2", "--diff", f"{capture_file}#2")
+    assert same.returncode == 0, same.stderr
+    bad = _cli("show", str(capture_file), "--call", "1", "--diff", "x")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
