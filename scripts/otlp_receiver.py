@@ -27,7 +27,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 TRACED = r'''
-import asyncio, json, sys
+import asyncio, os, sys
+os.environ["LOG_AUTO_SAVE_ON_EXIT"] = "false"
 sys.path.insert(0, sys.argv[1])
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
@@ -55,17 +56,16 @@ print("sent 2 traced calls")
 
 READ = r'''
 import sys
-import phoenix as px
-frame = px.Client(endpoint=sys.argv[1]).get_spans_dataframe(project_name="default")
-if frame is None or frame.empty:
+from phoenix.client import Client
+spans = Client(base_url=sys.argv[1]).spans.get_spans(project_identifier="default")
+if not spans:
     print("Phoenix stored no span"); sys.exit(1)
-print(f"Phoenix stored {len(frame)} span(s)")
-for _, row in frame.iterrows():
-    print("-", row.get("name"))
-    for key in sorted(k for k in row.index if "gen_ai." in k or "lionagi_turns." in k):
-        value = row[key]
-        if value is not None and str(value) != "nan":
-            print(f"    {key.removeprefix('attributes.')} = {value}")
+print(f"Phoenix stored {len(spans)} span(s)")
+for span in spans:
+    print("-", span["name"], span.get("span_kind"), span.get("status_code"))
+    attrs = span.get("attributes") or {}
+    for key in sorted(k for k in attrs if k.startswith(("gen_ai.", "lionagi_turns."))):
+        print(f"    {key} = {attrs[key]}")
 '''
 
 
@@ -103,7 +103,7 @@ def main() -> None:
     server = subprocess.Popen([str(python), "-m", "phoenix.server.main", "serve"], env=env)
     try:
         _wait(base, 180)
-        _run([str(python), "-c", TRACED, str(ROOT), f"{base}/v1/traces"])
+        _run([str(python), "-c", TRACED, str(ROOT), f"{base}/v1/traces"], cwd=venv)
         time.sleep(3)
         _run([str(python), "-c", READ, base])
     finally:
