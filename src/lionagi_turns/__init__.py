@@ -28,10 +28,13 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
     from lionagi_turns.core.pipeline import compile_chat_request
     from lionagi_turns.core.providers import check_image_hosts, to_provider_messages
     from lionagi_turns.integration import (
+        CallRecord,
         TurnsCompatibilityWarning,
+        capture,
         install,
         installed,
         is_installed,
+        last_request,
         mark_unanswered_turns,
         uninstall,
     )
@@ -51,6 +54,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
     _register_html_view(_html_view)
 
 __all__ = (
+    "CallRecord",
     "CompiledChatRequest",
     "CompiledMessage",
     "ContextBlock",
@@ -62,6 +66,7 @@ __all__ = (
     "TurnRequest",
     "TurnsCompatibilityWarning",
     "UnknownMessageTypeError",
+    "capture",
     "check_image_hosts",
     "compile_chat_request",
     "decode_context_section",
@@ -70,6 +75,7 @@ __all__ = (
     "install",
     "installed",
     "is_installed",
+    "last_request",
     "mark_unanswered_turns",
     "no_fast_path",
     "prepare_messages_for_chat",

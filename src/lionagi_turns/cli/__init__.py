@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from lionagi_turns.core.support import unsupported_lionagi
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
+    from lionagi_turns.cli import _show_command  # noqa: F401  (registers ``show``)
     from lionagi_turns.cli._app import app, main
 else:
 

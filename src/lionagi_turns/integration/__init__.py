@@ -16,6 +16,8 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         progression_ids,
         turn_request_from_param,
     )
+    from lionagi_turns.integration._capture import capture, last_request
+    from lionagi_turns.integration._capture_record import CallRecord
     from lionagi_turns.integration._install import (
         TurnsCompatibilityWarning,
         build_instruction,
@@ -29,13 +31,16 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
     from lionagi_turns.integration._unanswered import mark_unanswered_turns
 
 __all__ = (
+    "CallRecord",
     "IntegrationError",
     "TurnsCompatibilityWarning",
     "build_instruction",
+    "capture",
     "context_blocks_from_report",
     "install",
     "installed",
     "is_installed",
+    "last_request",
     "legacy_progression",
     "mark_unanswered_turns",
     "prepare_run_kwargs",

@@ -64,14 +64,17 @@ Guarantees:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from lionagi_turns.core.support import IntegrationError
 from lionagi_turns.integration import _registry
+from lionagi_turns.integration._capture_file import configure as configure_capture
 from lionagi_turns.integration._compile import seed_profile_forced as seed_profile_forced
 from lionagi_turns.integration._estimate import estimate_next_request_tokens
 from lionagi_turns.integration._originals import FOLD, lock, saved, site
+from lionagi_turns.integration._otel import configure as configure_otel
 from lionagi_turns.integration._patches import (
     FOLD_DEFAULT,
     TARGETS,
@@ -113,7 +116,14 @@ _structures = structures
 _reset_warnings = reset_warnings
 
 
-def install(*, profile: str = "default", budgets: object = None, ceiling: object = None) -> None:
+def install(
+    *,
+    profile: str = "default",
+    budgets: object = None,
+    ceiling: object = None,
+    capture_dir: str | os.PathLike[str] | None = None,
+    otel: bool | None = None,
+) -> None:
     """Route lionagi's chat/communicate/operate/ReAct/run and ``prepare_messages_for_chat``
     through the compiler. Idempotent; raises ``IntegrationError`` (changing nothing) when
     lionagi is not 0.36.x or a name to replace is not lionagi's original.
@@ -126,7 +136,10 @@ def install(*, profile: str = "default", budgets: object = None, ceiling: object
     None: none) bounds each whole request, cutting the history in steps
     (``amendment1._ceiling``). On an endpoint that places the prompt cache the profile
     composes with the ADR-0127 layout. Installing another profile while one is installed
-    raises ``IntegrationError``: uninstall first.
+    raises ``IntegrationError``: uninstall first. ``capture_dir`` appends one capture line
+    per call under that directory (None: the ``LIONAGI_TURNS_CAPTURE`` directory, if set;
+    ``_capture_file``). ``otel`` emits one OpenTelemetry span per call (None: as
+    ``LIONAGI_TURNS_OTEL`` says; ``_otel``).
 
     Only the module attributes of ``_patches.TARGETS`` are rebound: a name imported from
     one of those modules before ``install()`` (``from lionagi.agent.context_fold import
@@ -154,6 +167,8 @@ def install(*, profile: str = "default", budgets: object = None, ceiling: object
                 chosen.deactivate()
             raise
         _registry.put(_registry.Installed(chosen, budgets, ceiling))
+        configure_capture(capture_dir)
+        configure_otel(otel)
 
 
 def _install_locked() -> None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from lionagi_turns.core.support import REQUIREMENT, SUPPORTED_LIONAGI, IntegrationError, supports
 from lionagi_turns.integration._anthropic import create_payload as anthropic_create_payload
 from lionagi_turns.integration._budget import get_token_budget
+from lionagi_turns.integration._capture import emit_api_post_call
 from lionagi_turns.integration._estimate import estimate_next_request_tokens
 from lionagi_turns.integration._in_call import emit_api_pre_call
 from lionagi_turns.integration._originals import (
@@ -82,6 +83,8 @@ TARGETS: tuple[Target, ...] = (
     Target(FOLD, "estimate_next_request_tokens", FOLD, estimate_next_request_tokens),
     Target(CHAT, "emit_api_pre_call", HOOKS, emit_api_pre_call),
     Target(RUN, "emit_api_pre_call", HOOKS, emit_api_pre_call),
+    Target(CHAT, "emit_api_post_call", HOOKS, emit_api_post_call),
+    Target(RUN, "emit_api_post_call", HOOKS, emit_api_post_call),
     Target(BUDGET, "get_token_budget", BUDGET, get_token_budget),
     Target(NUDGE, "get_token_budget", BUDGET, get_token_budget),
 )

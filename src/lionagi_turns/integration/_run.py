@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from lionagi_turns.core.providers import check_image_hosts
+from lionagi_turns.integration._capture import note_call
 from lionagi_turns.integration._compile import (
     compile_call,
     endpoint_places_cache,
@@ -29,6 +30,7 @@ from lionagi_turns.integration._compile import (
 from lionagi_turns.integration._estimate import remember_turn_options
 from lionagi_turns.integration._in_call import note_compiled
 from lionagi_turns.integration._originals import PREPARE, RUN, original
+from lionagi_turns.integration._registry import current
 from lionagi_turns.integration._repair import (
     REPAIR_WARNING,
     note_run_instruction,
@@ -106,6 +108,7 @@ def prepare_run_kwargs(
     remember_structure(compiled.instruction, call.request.response_format, call.request.structure)
     remember_turn_options(compiled.instruction, call.request)
     note_compiled(branch, ins, call.kwargs)
+    note_call(branch, call, current().profile.name)
     return compiled.instruction, dict(call.kwargs)
 
 

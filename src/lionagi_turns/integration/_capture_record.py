@@ -1,0 +1,56 @@
+"""The record of one installed model call (``capture()``, ``last_request()``, the capture file).
+
+Contract: a ``CallRecord`` holds the branch id, the profile, the compiled request the call's
+one compile produced, the time it was compiled, its ceiling record and cache segments; once the
+call settled, the payload lionagi's endpoint sent (redacted, never its headers), the payload's
+cache marks, the usage the response reported and the outcome (``"ok"`` or the exception's type
+name; None while the call is in flight).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lionagi_turns.integration._registry import Compiled
+
+__all__ = ("CallRecord",)
+
+
+@dataclass(slots=True)
+class CallRecord:
+    """One installed model call: what was compiled and sent, and once it settled, its usage and
+    outcome (``"ok"``, or the exception's type name)."""
+
+    branch_id: str
+    profile: str
+    compiled: Compiled
+    started: float
+    ceiling: dict[str, Any] | None = None
+    provider: str | None = None
+    cache_segments: dict[str, Any] | None = None
+    payload: dict[str, Any] | None = None
+    cache_marks: list[str] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    outcome: str | None = None
+
+    @property
+    def model(self) -> str | None:
+        """The payload's ``model`` (None when the call failed before sending)."""
+        value = (self.payload or {}).get("model")
+        return value if isinstance(value, str) else None
+
+    @property
+    def left_out(self) -> int:
+        """How many records the request's section bounds left out (0 for the default profile)."""
+        bounds = getattr(self.compiled, "bounds", ())
+        return sum(len(b.left_out) for b in bounds)
+
+    def __repr__(self) -> str:
+        usage = ", ".join(f"{k}={v}" for k, v in self.usage.items()) or "no usage"
+        return (
+            f"<CallRecord branch={self.branch_id[:8]} profile={self.profile} "
+            f"model={self.model} messages={len(self.compiled.messages)} "
+            f"left_out={self.left_out} {usage} outcome={self.outcome}>"
+        )
