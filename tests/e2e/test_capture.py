@@ -71,6 +71,10 @@ def test_each_communicate_is_one_record_of_what_the_server_received(installed_tu
         assert record.usage == {"input_tokens": 11, "output_tokens": 7}
     assert lionagi_turns.last_request(branch) is calls[-1]
     assert "outcome=ok" in repr(calls[0])
+    # The table of last calls is keyed by a weak reference to the branch, not by its id.
+    from lionagi_turns.integration import _capture
+
+    assert _capture._last.get(branch) is calls[-1]
 
 
 def test_anthropic_record_has_cache_segments_marks_and_usage(installed_turns) -> None:

@@ -71,5 +71,8 @@ async def test_the_handover_is_released_with_the_recorded_instruction(
         assert integration._structures.owner(recorded.content) is recorded
         branch.msgs.clear_messages()
         del recorded
+        # lionagi_turns.last_request(branch) holds the branch's last call, its compiled
+        # instruction included, until the next call replaces it.
+        await branch.communicate("y", response_format=Verdict)
         gc.collect()
         assert key not in integration._structures._entries

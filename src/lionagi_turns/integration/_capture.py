@@ -14,7 +14,8 @@ Contract:
   call made in its context (and tasks started from it) is appended to every capture open there,
   so nested and concurrent captures each see their own calls. It raises ``IntegrationError``
   outside ``install()``.
-- ``last_request(branch)`` is the last completed record of ``branch`` (None before any).
+- ``last_request(branch)`` is the last completed record of ``branch`` (None before any); it is
+  kept only while ``branch`` lives (a weak reference to the branch).
 - No record holds an API key or header: the payload is the request body only, and a ``data:``
   URL longer than ``_capture_line.INLINE_LIMIT`` characters is kept as its media
   type, digest and size.
@@ -23,6 +24,7 @@ Contract:
 from __future__ import annotations
 
 import contextlib
+import itertools
 import time
 from contextvars import ContextVar, Token
 from types import TracebackType
@@ -35,6 +37,7 @@ from lionagi_turns.integration._capture_record import CallRecord
 from lionagi_turns.integration._originals import HOOKS, original, saved
 from lionagi_turns.integration._otel import emit_span
 from lionagi_turns.integration._otel import enabled as otel_enabled
+from lionagi_turns.memo.identity import PerObject
 
 if TYPE_CHECKING:
     from lionagi_turns.integration._compile import CompiledCall
@@ -54,11 +57,17 @@ CAPTURE_OUTSIDE_INSTALL = (
 )
 
 
-_pending: ContextVar[CallRecord | None] = ContextVar("lionagi_turns_capture_pending", default=None)
+# The calling task's call in progress, by a number: tasks lionagi starts during a call (its
+# executor's processor) copy the context and outlive the call, so the context holds only the
+# number and the record itself lives in ``_in_progress`` until the call settles.
+_pending: ContextVar[int | None] = ContextVar("lionagi_turns_capture_pending", default=None)
+_in_progress: dict[int, CallRecord] = {}
+_numbers = itertools.count(1)
 _open: ContextVar[tuple[list[CallRecord], ...]] = ContextVar(
     "lionagi_turns_captures", default=()
 )
-_last_strong: dict[str, CallRecord] = {}
+# The last record of each live branch, kept only as long as the branch lives.
+_last: PerObject[CallRecord] = PerObject()
 
 
 def note_call(branch: object, call: CompiledCall, profile: str) -> None:
@@ -75,7 +84,12 @@ def note_call(branch: object, call: CompiledCall, profile: str) -> None:
             "stable_count": getattr(blocks, "stable_count", None),
             "previous_end": getattr(blocks, "previous_end", None),
         }
-    _pending.set(
+    previous = _pending.get()
+    if previous is not None:  # this task's previous call never settled: nothing completes it
+        _in_progress.pop(previous, None)
+    number = next(_numbers)
+    _pending.set(number)
+    _in_progress[number] = (
         CallRecord(
             branch_id=str(getattr(branch, "id", "")),
             profile=profile,
@@ -97,17 +111,23 @@ async def emit_api_post_call(
 ) -> None:
     """lionagi's ``emit_api_post_call``, after completing this call's record (see the
     contract)."""
-    record = _pending.get()
-    if record is not None and record.branch_id == str(getattr(branch, "id", "")):
+    number = _pending.get()
+    record = _in_progress.get(number) if number is not None else None
+    if number is not None and record is not None and record.branch_id == str(
+        getattr(branch, "id", "")
+    ):
         _pending.set(None)
+        del _in_progress[number]
         with contextlib.suppress(Exception):  # a capture never fails a call
-            _complete(record, imodel, api_call, error)
+            _complete(record, branch, imodel, api_call, error)
     await original(HOOKS, "emit_api_post_call")(
         branch, imodel, api_call, error=error, tokens=tokens
     )
 
 
-def _complete(record: CallRecord, imodel: Any, api_call: Any, error: object) -> None:
+def _complete(
+    record: CallRecord, branch: object, imodel: Any, api_call: Any, error: object
+) -> None:
     config = getattr(getattr(imodel, "endpoint", None), "config", None)
     provider = getattr(config, "provider", None)
     record.provider = provider if isinstance(provider, str) else None
@@ -118,7 +138,7 @@ def _complete(record: CallRecord, imodel: Any, api_call: Any, error: object) -> 
     response = getattr(api_call, "response", None)
     record.usage = usage_of(response)
     record.outcome = _outcome(api_call, error)
-    _last_strong[record.branch_id] = record
+    _last.put(branch, record)
     for calls in _open.get():
         calls.append(record)
     append(record)
@@ -188,7 +208,7 @@ def cache_marks(payload: dict[str, Any]) -> list[str]:
 
 def last_request(branch: object) -> CallRecord | None:
     """The record of ``branch``'s last installed call (None before any)."""
-    return _last_strong.get(str(getattr(branch, "id", branch)))
+    return _last.get(branch)
 
 
 class Capture:
