@@ -10,6 +10,7 @@ import importlib.metadata
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -120,27 +121,49 @@ def test_unusable_standard_input_exits_2(
     assert line.startswith(f"lionagi-turns: {problem}"), line
 
 
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["compile", str(EXAMPLES / "support.json")],  # Rich's console
-        ["check", str(EXAMPLES / "broken.json"), "--format", "json"],  # the JSON writer; exit 1
-    ],
-)
-def test_a_closed_pipe_ends_quietly_with_0(args: list[str]) -> None:
-    """The reader is gone before the first write (as after ``| head -1``): no message, exit
-    0, whatever the command would have exited with."""
-    env = {**os.environ, "LOG_AUTO_SAVE_ON_EXIT": "false", "NO_COLOR": "1"}
+_PIPE_CASES = [
+    (["compile", str(EXAMPLES / "support.json")], 0),  # Rich's console
+    (["check", str(EXAMPLES / "broken.json")], 1),  # defects: the verdict survives
+    (["check", str(EXAMPLES / "broken.json"), "--format", "json"], 1),  # the JSON writer
+    (["check", str(EXAMPLES / "support.json")], 0),
+    (["diff", str(EXAMPLES / "broken.json")], 1),  # differences from lionagi
+    (["diff", str(EXAMPLES / "support.json"), str(EXAMPLES / "tools.json")], 1),  # two branches
+]
+
+
+def _quiet_env() -> dict[str, str]:
+    return {**os.environ, "LOG_AUTO_SAVE_ON_EXIT": "false", "NO_COLOR": "1"}
+
+
+@pytest.mark.parametrize(("args", "verdict"), _PIPE_CASES)
+def test_a_closed_pipe_ends_quietly_with_the_commands_verdict(
+    args: list[str], verdict: int
+) -> None:
+    """The reader is gone before the first write: no message, and the exit code the command
+    reaches with a reader (1 for a check with defects or a diff with differences)."""
     read, write = os.pipe()
     os.close(read)
     try:
         done = subprocess.run(
             [str(BIN / "lionagi-turns"), *args],
-            stdout=write, stderr=subprocess.PIPE, env=env, timeout=60, check=False,
+            stdout=write, stderr=subprocess.PIPE, env=_quiet_env(), timeout=60, check=False,
         )
     finally:
         os.close(write)
-    assert (done.returncode, done.stderr) == (0, b"")
+    assert (done.returncode, done.stderr) == (verdict, b"")
+
+
+@pytest.mark.parametrize(("args", "verdict"), _PIPE_CASES)
+def test_head_1_under_pipefail_keeps_the_verdict(args: list[str], verdict: int) -> None:
+    """``set -o pipefail; lionagi-turns ... | head -1``: the pipeline fails exactly when the
+    command does, and nothing reaches stderr."""
+    line = " ".join(shlex.quote(a) for a in [str(BIN / "lionagi-turns"), *args])
+    done = subprocess.run(
+        ["bash", "-c", f"set -o pipefail; {line} | head -1"],
+        capture_output=True, env=_quiet_env(), timeout=60, check=False,
+    )
+    assert (done.returncode, done.stderr) == (verdict, b"")
+    assert done.stdout.count(b"\n") == 1
 
 
 @pytest.mark.parametrize(

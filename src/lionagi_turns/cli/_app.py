@@ -66,6 +66,7 @@ from lionagi_turns.cli._exits import (
     closed_pipe,
     compiled_or_exit,
     fail_line,
+    report_with_verdict,
     too_deep,
 )
 from lionagi_turns.cli._html import print_html
@@ -284,12 +285,12 @@ def check_command(
             report = check_report(loaded)
         except RecursionError:
             raise too_deep(path) from None
-    if format is Format.json:
-        print_json(report)
-    else:
-        render_check(console(), report)
-    if not report["ok"]:
-        raise typer.Exit(EXIT_REJECTED)
+    report_with_verdict(
+        (lambda: print_json(report))
+        if format is Format.json
+        else (lambda: render_check(console(), report)),
+        EXIT_OK if report["ok"] else EXIT_REJECTED,
+    )
 
 
 @app.command("diff", cls=_Once, epilog=_TERMS)
@@ -319,19 +320,20 @@ def diff_command(
     if other_loaded is not None:
         from lionagi_turns.cli._branch_diff import render_branch_diff
 
-        if format is Format.json:
-            print_json(pair)
-        else:
-            render_branch_diff(console(), pair, last)
-        if not pair["identical"]:
-            raise typer.Exit(EXIT_REJECTED)
+        report_with_verdict(
+            (lambda: print_json(pair))
+            if format is Format.json
+            else (lambda: render_branch_diff(console(), pair, last)),
+            EXIT_OK if pair["identical"] else EXIT_REJECTED,
+        )
         return
-    if format is Format.json:
-        print_json(report)
-    else:
-        render_diff(console(), report, last)
-    if not report["ok"] or report["compiled_error"]:
-        raise typer.Exit(EXIT_REJECTED)
+    differs = not report["ok"] or report["compiled_error"]
+    report_with_verdict(
+        (lambda: print_json(report))
+        if format is Format.json
+        else (lambda: render_diff(console(), report, last)),
+        EXIT_REJECTED if differs else EXIT_OK,
+    )
 
 
 def _branch_diff(

@@ -15,9 +15,16 @@ from lionagi_turns.cli._compile import compile_error
 from lionagi_turns.cli._inputs import EXIT_BAD_INPUT, EXIT_OK, Fail
 from lionagi_turns.cli._load import LoadedBranch, one_line
 from lionagi_turns.cli._options import Format, PageFormat, Profile
-from lionagi_turns.cli._views import bounded_line, inert
+from lionagi_turns.cli._views import ClosedPipe, bounded_line, inert
 
-__all__ = ("bad_choice", "closed_pipe", "compiled_or_exit", "fail_line", "too_deep")
+__all__ = (
+    "bad_choice",
+    "closed_pipe",
+    "compiled_or_exit",
+    "fail_line",
+    "report_with_verdict",
+    "too_deep",
+)
 
 R = TypeVar("R")
 
@@ -58,11 +65,24 @@ def bad_choice(exc: Exception) -> str | None:
     return f"bad option: {names} takes one of: {', '.join(c.value for c in choices)}"
 
 
-def closed_pipe() -> SystemExit:
-    """Standard output was closed by the reader (``| head``): stop quietly with 0."""
+def closed_pipe(code: int = EXIT_OK) -> SystemExit:
+    """Standard output was closed by the reader (``| head``): stop quietly with ``code``, the
+    command's verdict (0 unless the command had already reached one)."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # the flush at exit must not fail again
     except (OSError, ValueError, AttributeError):  # not a real file (captured in process)
         pass
-    return SystemExit(EXIT_OK)
+    return SystemExit(code)
+
+
+def report_with_verdict(render: Callable[[], None], code: int) -> None:
+    """Run ``render`` (which prints a report), then exit with ``code`` when it is not 0. A reader
+    that closes standard output while ``render`` prints ends the command quietly with the same
+    ``code``: the verdict does not depend on whether anyone read the whole report."""
+    try:
+        render()
+    except (ClosedPipe, BrokenPipeError):
+        raise closed_pipe(code) from None
+    if code != EXIT_OK:
+        raise SystemExit(code)
