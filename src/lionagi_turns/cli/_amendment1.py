@@ -78,13 +78,22 @@ def parse_budgets(values: Sequence[str]) -> SectionBudgets:
     return SectionBudgets(**budgets)
 
 
-def parse_ceiling(tokens: int | None, low_water: int | None) -> InputCeiling | None:
+def parse_ceiling(
+    tokens: int | None, low_water: int | None, budgets: SectionBudgets | None = None
+) -> InputCeiling | None:
     """``--ceiling N [--low-water N]`` as an ``InputCeiling`` (None without ``--ceiling``);
-    ValueError names the bad value."""
+    ValueError names the bad value, or the ``--budget`` section (in ``budgets``) that a
+    ceiling sets itself."""
     if tokens is None:
         if low_water is not None:
             raise ValueError("--low-water needs --ceiling")
         return None
+    for name in ("history", "tool_results"):
+        if budgets is not None and getattr(budgets, name) is not None:
+            raise ValueError(
+                f"--budget {name}=N cannot be given with --ceiling: the ceiling sets the "
+                f"{name} bound itself; drop one of them"
+            )
     return InputCeiling(tokens, low_water=low_water)
 
 

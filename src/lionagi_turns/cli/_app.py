@@ -246,7 +246,7 @@ def _amended(
                    "bad option: --budget, --ceiling and --low-water need --profile amendment1")
     try:
         budgets = parse_budgets(budget)
-        ceiling = parse_ceiling(*ceiling_options)
+        ceiling = parse_ceiling(*ceiling_options, budgets=budgets)
     except (ValueError, TypeError) as exc:
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
     from lionagi_turns.amendment1 import SectionBudgetRefused
@@ -310,7 +310,7 @@ def diff_command(
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
         if other is not None:
-            other_loaded = load(other, max_bytes)
+            other_loaded = load(other, max_bytes, first=path)
         step("comparing the requests")
         if other_loaded is not None:
             pair = _branch_diff(loaded, other_loaded, instruction, blocks)
