@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-__all__ = ("count", "number")
+__all__ = ("budget", "count", "number", "tokens")
 
 
 def number(n: int) -> str:
@@ -15,3 +15,13 @@ def number(n: int) -> str:
 def count(n: int, noun: str) -> str:
     """``n`` and ``noun``, plural (an ``s`` added) unless ``n`` is 1."""
     return f"{number(n)} {noun if n == 1 else noun + 's'}"
+
+
+def tokens(n: int) -> str:
+    """``n`` tokens, separated (``19,986 tokens``)."""
+    return count(n, "token")
+
+
+def budget(n: int | None) -> str:
+    """A section budget: ``n`` tokens, or ``unbounded`` for none."""
+    return "unbounded" if n is None else tokens(n)
