@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -103,3 +105,26 @@ def test_compile_and_diff_bad_input(run_cli, tmp_path: Path, command: str) -> No
 def test_bad_options_exit_2(run_cli, args: tuple[str, ...], needle: str) -> None:
     resolved = [str(EXAMPLES / "support.json") if a == "EXAMPLE" else a for a in args]
     assert_bad_input(run_cli(*resolved), needle)
+
+
+@pytest.mark.parametrize("section", ["history", "tool_results"])
+def test_a_budget_the_ceiling_sets_itself_is_an_option_conflict(run_cli, section: str) -> None:
+    """``--ceiling`` with ``--budget history=N`` (or ``tool_results=N``) is refused as options
+    are, like ``--low-water`` without ``--ceiling``: exit 2, one line naming both options."""
+    run = run_cli(
+        "compile", str(EXAMPLES / "support.json"), "--profile", "amendment1",
+        "--ceiling", "100", "--budget", f"{section}=5",
+    )
+    line = assert_bad_input(run, f"--budget {section}=N", "--ceiling")
+    assert "ValueError" not in line and "cannot compile" not in line
+
+
+def test_standard_input_is_read_once(run_cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``diff - -``: the second read of standard input would find it exhausted, so it is
+    refused in words instead of being called not JSON."""
+    data = (EXAMPLES / "support.json").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+    line = assert_bad_input(run_cli("diff", "-", "-"))
+    assert line == (
+        "lionagi-turns: -: standard input can be read once; give at most one branch as -"
+    )

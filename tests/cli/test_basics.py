@@ -10,6 +10,7 @@ import importlib.metadata
 import io
 import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -150,44 +151,46 @@ def test_unusable_standard_input_exits_2(
     assert line.startswith(f"lionagi-turns: {problem}"), line
 
 
-@pytest.mark.parametrize(
-    ("args", "verdict"),
-    [
-        (["compile", str(EXAMPLES / "support.json")], 0),  # Rich's console
-        (["check", str(EXAMPLES / "broken.json"), "--format", "json"], 1),  # the JSON writer
-        (["check", str(EXAMPLES / "broken.json")], 1),  # defects, the text view
-        (["check", str(EXAMPLES / "support.json")], 0),
-        (["diff", str(EXAMPLES / "broken.json")], 1),  # the compiler rejects the history
-        (["diff", str(EXAMPLES / "support.json"), str(EXAMPLES / "tools.json")], 1),  # differ
-        (["diff", str(EXAMPLES / "support.json"), "--format", "json"], 0),
-    ],
-)
+_PIPE_CASES = [
+    (["compile", str(EXAMPLES / "support.json")], 0),  # Rich's console
+    (["check", str(EXAMPLES / "broken.json")], 1),  # defects: the verdict survives
+    (["check", str(EXAMPLES / "broken.json"), "--format", "json"], 1),  # the JSON writer
+    (["check", str(EXAMPLES / "support.json")], 0),
+    (["diff", str(EXAMPLES / "broken.json")], 1),  # differences from lionagi
+    (["diff", str(EXAMPLES / "support.json"), str(EXAMPLES / "tools.json")], 1),  # two branches
+]
+
+
+def _quiet_env() -> dict[str, str]:
+    return {**os.environ, "LOG_AUTO_SAVE_ON_EXIT": "false", "NO_COLOR": "1"}
+
+
+@pytest.mark.parametrize(("args", "verdict"), _PIPE_CASES)
 def test_a_closed_pipe_ends_quietly_with_the_commands_verdict(
     args: list[str], verdict: int
 ) -> None:
-    """The reader is gone before the first write (as after ``| head -1``): no message, and the
-    exit code the command decided (a ``check`` with defects still fails under pipefail)."""
-    env = {**os.environ, "LOG_AUTO_SAVE_ON_EXIT": "false", "NO_COLOR": "1"}
+    """The reader is gone before the first write: no message, and the exit code the command
+    reaches with a reader (1 for a check with defects or a diff with differences)."""
     read, write = os.pipe()
     os.close(read)
     try:
         done = subprocess.run(
             [str(BIN / "lionagi-turns"), *args],
-            stdout=write, stderr=subprocess.PIPE, env=env, timeout=60, check=False,
+            stdout=write, stderr=subprocess.PIPE, env=_quiet_env(), timeout=60, check=False,
         )
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (verdict, b"")
 
 
-@pytest.mark.parametrize(("name", "verdict"), [("broken.json", 1), ("support.json", 0)])
-def test_check_under_pipefail_keeps_its_verdict(name: str, verdict: int) -> None:
-    """``set -o pipefail; lionagi-turns check X | head -1``: the pipeline fails exactly when
-    the check does, and stderr stays empty."""
-    env = {**os.environ, "LOG_AUTO_SAVE_ON_EXIT": "false", "NO_COLOR": "1"}
-    script = f"set -o pipefail; '{BIN / 'lionagi-turns'}' check '{EXAMPLES / name}' | head -1"
+@pytest.mark.parametrize(("args", "verdict"), _PIPE_CASES)
+def test_head_1_under_pipefail_keeps_the_verdict(args: list[str], verdict: int) -> None:
+    """``set -o pipefail; lionagi-turns ... | head -1``: the pipeline fails exactly when the
+    command does, and nothing reaches stderr."""
+    line = " ".join(shlex.quote(a) for a in [str(BIN / "lionagi-turns"), *args])
     done = subprocess.run(
-        ["bash", "-c", script], capture_output=True, env=env, timeout=60, check=False
+        ["bash", "-c", f"set -o pipefail; {line} | head -1"],
+        capture_output=True, env=_quiet_env(), timeout=60, check=False,
     )
     assert (done.returncode, done.stderr) == (verdict, b"")
     assert done.stdout.count(b"\n") == 1

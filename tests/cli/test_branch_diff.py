@@ -55,9 +55,23 @@ def test_text_view_titles_each_differing_message(run_cli, tmp_path: Path) -> Non
     assert run.code == 1, run.stderr
     assert "messages[0] user · changed: system" in run.stdout
     assert "messages[3] assistant · changed: history" in run.stdout
-    assert "messages[1] assistant: identical" in run.stdout
     assert "Sections (a → b)" in run.stdout
     assert "2 message(s) differ" in run.stdout
+
+
+def test_text_view_prints_only_the_differing_messages_and_counts_the_rest(
+    run_cli, tmp_path: Path
+) -> None:
+    """One change among many identical messages: a line for each differing message and one
+    line counting the identical ones, never a line per identical message."""
+    a, b = _fork(tmp_path)
+    run = run_cli("diff", str(a), str(b))
+    statuses = [m["status"] for m in run_cli("diff", str(a), str(b), "-f", "json").json()[
+        "messages"]]
+    same = statuses.count("identical")
+    assert same >= 2
+    assert ": identical" not in run.stdout
+    assert f"{same} identical messages, not shown" in run.stdout
 
 
 def test_the_same_branch_twice_is_identical_exit_0(run_cli) -> None:

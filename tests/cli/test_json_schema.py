@@ -114,3 +114,41 @@ def test_the_old_shapes_are_rejected(run_cli) -> None:
     unnamed = {k: v for k, v in check.items() if k != "schema"}
     for out in (old_check, old_cached, unnamed):
         assert not VALIDATOR.is_valid(out)
+
+
+# Options that change the JSON's shape, per command and profile: each adds or fills fields.
+SHAPED: list[tuple[str, str, tuple[str, ...]]] = [
+    ("compile", "amendment1", ("--ceiling", "100000")),
+    ("compile", "amendment1", ("--ceiling", "600", "--low-water", "300")),
+    ("compile", "amendment1", ("--budget", "context=5", "--budget", "history=200")),
+    ("compile", "amendment1", ("--ceiling", "100000", "--at", "1")),
+    *[("compile", p, ("--context", "ticket=BL-7731 is open")) for p in PROFILES],
+    *[("compile", p, ("--last", "1")) for p in PROFILES],
+    ("diff", "default", ("--context", "ticket=BL-7731 is open")),
+    ("diff", "default", ("--last", "1")),
+]
+
+
+def shaped_outputs(run_cli, path: Path) -> list[dict[str, Any]]:
+    """The JSON of every shape-changing option in ``SHAPED`` on ``path`` (a run the compiler
+    rejects or refuses is left out: it prints no JSON)."""
+    outs = []
+    for command, profile, options in SHAPED:
+        args = [command, str(path), *options]
+        if command == "compile":
+            args += ["--profile", profile]
+        run = run_cli(*args, "--format", "json")
+        assert run.code in (0, 1), (args, run.stderr)
+        if run.stdout:
+            outs.append(run.json())
+    return outs
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.stem)
+def test_every_shape_changing_option_validates(run_cli, path: Path) -> None:
+    outs = shaped_outputs(run_cli, path)
+    if path.stem != "broken":
+        assert len(outs) == len(SHAPED)
+        assert any("ceiling" in out for out in outs)
+    for out in outs:
+        _valid(out)

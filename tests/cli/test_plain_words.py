@@ -14,6 +14,7 @@ from lionagi import Branch
 from lionagi_turns.core.errors import DEFECT_RULES
 
 from .conftest import EXAMPLES, REPO, save
+from .test_json_schema import EXAMPLE_FILES, shaped_outputs
 
 UUID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -161,6 +162,10 @@ def test_the_glossary_names_every_json_field(run_cli) -> None:
     for command, name, *rest in runs:
         run = run_cli(command, str(EXAMPLES / name), *rest, "--format", "json")
         fields |= _keys(json.loads(run.stdout))
+    for path in EXAMPLE_FILES:  # every shape-changing option the schema test runs
+        for out in shaped_outputs(run_cli, path):
+            fields |= _keys(out)
+    assert {"ceiling", "turns_before_next_step"} <= fields
     assert len(fields) > 50
     missing = sorted(f for f in fields if f"`{f}`" not in glossary)
     assert missing == []

@@ -50,7 +50,7 @@ def amended_command(
                    "bad option: --budget, --ceiling and --low-water need --profile amendment1")
     try:
         budgets = parse_budgets(budget)
-        ceiling = parse_ceiling(*ceiling_options)
+        ceiling = parse_ceiling(*ceiling_options, budgets=budgets)
     except (ValueError, TypeError) as exc:
         raise Fail(EXIT_BAD_INPUT, f"bad option: {exc}") from None
     from lionagi_turns.amendment1 import SectionBudgetRefused

@@ -42,6 +42,7 @@ from lionagi_turns.cli._compile import (
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch
+from lionagi_turns.cli._numbers import budget, count, number
 from lionagi_turns.cli._sections import Measured, measure
 from lionagi_turns.cli._turn import TurnSpec
 from lionagi_turns.cli._views import bounded_rows, inert_text
@@ -81,13 +82,22 @@ def parse_budgets(values: Sequence[str]) -> SectionBudgets:
     return SectionBudgets(**budgets)
 
 
-def parse_ceiling(tokens: int | None, low_water: int | None) -> InputCeiling | None:
+def parse_ceiling(
+    tokens: int | None, low_water: int | None, budgets: SectionBudgets | None = None
+) -> InputCeiling | None:
     """``--ceiling N [--low-water N]`` as an ``InputCeiling`` (None without ``--ceiling``);
-    ValueError names the bad value."""
+    ValueError names the bad value, or the ``--budget`` section (in ``budgets``) that a
+    ceiling sets itself."""
     if tokens is None:
         if low_water is not None:
             raise ValueError("--low-water needs --ceiling")
         return None
+    for name in ("history", "tool_results"):
+        if budgets is not None and getattr(budgets, name) is not None:
+            raise ValueError(
+                f"--budget {name}=N cannot be given with --ceiling: the ceiling sets the "
+                f"{name} bound itself; drop one of them"
+            )
     return InputCeiling(tokens, low_water=low_water)
 
 
@@ -125,7 +135,7 @@ def amended_turn(
 def refused_summary(exc: object) -> str:
     """The refused sections of a ``SectionBudgetRefused`` and every record, one line."""
     parts = [
-        f"{r['section']}({r['authority']}, {r['posture']}, budget {r['budget']}, "
+        f"{r['section']}({r['authority']}, {r['posture']}, budget {budget(r['budget'])}, "
         f"kept {len(r['kept'])}, left out {len(r['left_out'])})"
         for r in bounds_rows(exc)
     ]
@@ -151,7 +161,7 @@ def render_amended(
     for row in report["bounds"]:
         table.add_row(
             row["section"], row["authority"], row["posture"],
-            "unbounded" if row["budget"] is None else f"{row['budget']} tokens",
+            budget(row["budget"]),
             str(len(row["kept"])), _left(row),
         )
     render_reload_note(console, report)
@@ -181,23 +191,27 @@ def render_amended(
 def render_ceiling(console: Console, record: JsonObject) -> None:
     """The ceiling, how full each section is, the truncation point and the turns left."""
     used, tokens = record["used"], record["ceiling"]
-    table = Table(title=f"Input ceiling {tokens} tokens (low-water {record['low_water']}): "
-                  f"{used} used, {used * 100 // tokens}% full", title_justify="left",
+    table = Table(title=f"Input ceiling {number(tokens)} tokens (low-water "
+                  f"{number(record['low_water'])}): {number(used)} used, "
+                  f"{used * 100 // tokens}% full", title_justify="left",
                   show_edge=False, pad_edge=False)
     table.add_column("section")
     table.add_column("tokens", justify="right")
     table.add_column("share", justify="right")
     for name, size in record["sections"].items():
-        table.add_row(name, str(size), f"{size * 100 // tokens}%")
+        table.add_row(name, number(size), f"{size * 100 // tokens}%")
     console.print(table)
-    first = record["first"] or "the first turn (nothing dropped yet)"
     step = "this request is a drop step" if record["stepped"] else "no drop step this request"
-    console.print(inert_text(f"  truncation point: history starts at {first}; {step}"))
-    left = record["turns_before_next_step"]
+    kept, left = record["kept_turns"], record["turns_before_next_step"]
+    start = ("no turn of history is kept" if not kept else
+             f"history starts at {record['first'] or 'the first turn (nothing dropped yet)'}")
+    console.print(inert_text(f"  truncation point: {start}; {step}"))
+    typical = record["typical_turn"]
     console.print(inert_text(
-        f"  {record['kept_turns']} turns kept, typical {record['typical_turn']} tokens; "
-        + (f"{left} more turns of that size fit before the next drop step" if left is not None
-           else "no kept turn to size the next step by")
+        f"  {count(kept, 'turn')} kept, typical {count(typical, 'token')}; "
+        f"{count(left, 'more turn')} of that size fit before the next drop step"
+        if kept and typical is not None and left is not None
+        else "  no turn kept, so no typical turn to size the next drop step by"
     ))
 
 

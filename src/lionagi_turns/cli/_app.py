@@ -277,7 +277,7 @@ def diff_command(
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
         if other is not None:
-            other_loaded = load(other, max_bytes)
+            other_loaded = load(other, max_bytes, first=path)
         step("comparing the requests")
         if other_loaded is not None:
             pair = _branch_diff(loaded, other_loaded, instruction, blocks)

@@ -24,6 +24,7 @@ from lionagi_turns.cli._diff import message_lines
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch
+from lionagi_turns.cli._numbers import count
 from lionagi_turns.cli._sections import SECTION_NAMES, MessageSize
 from lionagi_turns.cli._shape import schema_name
 from lionagi_turns.cli._turn import TurnSpec
@@ -148,11 +149,12 @@ def render_branch_diff(
     console.print(table)
     out = Lines(console)
     messages = report["messages"]
+    identical = 0
     for message in messages[shown_from(out, len(messages), last):]:
         i = message["index"]
         role = message["a_role"] or message["b_role"]
         if message["status"] == "identical":
-            out.write(out.styled(f"messages[{i}] {out.inert(str(role))}: identical", "dim"))
+            identical += 1
             continue
         where = {"only_a": "only in a", "only_b": "only in b"}.get(message["status"], "changed")
         title = (out.styled(f"messages[{i}] ", "bold") + out.inert(str(role))
@@ -164,6 +166,8 @@ def render_branch_diff(
             out.write("│ " + (out.styled(line, "italic dim") if row.index is None
                              else out.inert(line, style)))
         out.end("blue")
+    if identical:
+        out.write(out.styled(f"{count(identical, 'identical message')}, not shown", "dim"))
     out.flush()
     if report["identical"]:
         console.print(Text("= the two branches send the same next request", style="bold green"))

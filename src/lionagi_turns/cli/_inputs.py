@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, BranchLoadError, LoadedBranch, load_branch
-from lionagi_turns.cli._read import LONE_SURROGATE
+from lionagi_turns.cli._read import LONE_SURROGATE, STDIN
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 
 if TYPE_CHECKING:
@@ -49,8 +49,14 @@ def die(code: int, message: str) -> NoReturn:
     raise Fail(code, message)
 
 
-def load(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedBranch:
-    """``load_branch``, an unusable file exiting 2."""
+def load(
+    path: str, max_bytes: int = DEFAULT_MAX_BYTES, first: str | None = None
+) -> LoadedBranch:
+    """``load_branch``, an unusable file exiting 2. ``first`` is the path a command has already
+    read (the first of two branches): standard input (``-``) for both exits 2, as the second
+    read would find it exhausted."""
+    if path == first == STDIN:
+        die(EXIT_BAD_INPUT, "-: standard input can be read once; give at most one branch as -")
     try:
         return load_branch(path, max_bytes=max_bytes)
     except BranchLoadError as exc:

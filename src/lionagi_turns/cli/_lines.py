@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from lionagi_turns.cli._views import CONTROL_CHARS, bounded_line, escape_char, inert
+from lionagi_turns.cli._views import CONTROL_CHARS, bounded_line, escape_char, inert, unpadded
 
 __all__ = ("Lines", "sgr")
 
@@ -87,7 +87,9 @@ class Lines:
         return "".join(pieces)
 
     def write(self, line: str = "") -> None:
-        self._file.write(line + "\n")
+        """``line`` and a newline, with no whitespace before the newline (a wrapped row ends at
+        the space it broke after; a pipe receives the words only)."""
+        self._file.write(unpadded(line) + "\n")
 
     def rule(self, title: str, right: str = "", style: str = "") -> None:
         """A frame's top line: ``╭─`` ``title``, ``─`` up to the width, then ``right``, the

@@ -25,9 +25,11 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.console import Console
+from rich.segment import Segment
 from rich.text import Text
 
 __all__ = (
@@ -144,6 +146,22 @@ class _Console(Console):
     def on_broken_pipe(self) -> None:
         self.quiet = True
         raise ClosedPipe
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        """Rich's text; into a pipe or file, with no trailing whitespace on any line (table
+        padding, wrapped titles), so a reader receives exactly the words."""
+        text = super()._render_buffer(buffer)
+        if self.is_terminal:
+            return text
+        return "\n".join(map(unpadded, text.split("\n")))
+
+
+_TRAILING_SPACE = re.compile(r"\s+((?:\x1b\[[0-9;]*m)*)$")
+
+
+def unpadded(line: str) -> str:
+    """``line`` without whitespace at its end, also where style codes follow it."""
+    return _TRAILING_SPACE.sub(r"\1", line)
 
 
 def console() -> Console:
