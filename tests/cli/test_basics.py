@@ -42,7 +42,7 @@ def test_the_root_help_explains_its_terms_and_exit_codes(run_cli) -> None:
     assert "NO_COLOR=1 turns colour off" in text
 
 
-COMMANDS = [(), ("compile",), ("check",), ("diff",)]
+COMMANDS = [(), ("compile",), ("check",), ("diff",), ("show",)]
 
 
 @pytest.mark.parametrize("command", COMMANDS[1:])

@@ -97,7 +97,7 @@ def test_the_composition_is_selectable_and_listed_from_the_registry(
                     "--ceiling", str(CEILING), "--at", "3")
     assert code == 0, out
     assert "--profile amendment1+prompt-cache" in out
-    assert f"Input ceiling {CEILING}" in out
+    assert f"Input ceiling {CEILING:,}" in out
     code, out = cli(monkeypatch, "compile", str(path), "--profile", "amendment1+prompt-cache",
                     "--at", "1", "--format", "json")
     report = json.loads(out)

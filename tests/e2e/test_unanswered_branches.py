@@ -196,11 +196,13 @@ async def test_cli_failures_saved_reloaded_then_communicate_on_an_http_model(
         ["Instruction: first", "fine", "Instruction: attempt 0", "Instruction: c"],
         ["Instruction: first", "fine", "Instruction: attempt 0", "ok", "Instruction: d"],
     ]
-    # Installed: every attempt reaches the model, each followed by the marker.
+    # Installed: every attempt reaches the model, each followed by the marker; the reloaded
+    # branch's system text is sent too (plain lionagi's from_dict reload loses it).
     attempts = [item for i in range(failures) for item in (f"Instruction: attempt {i}", MARKER)]
+    first = "Guidance: You are a careful assistant.\nInstruction: first"
     assert sent[2:] == [
-        ["Instruction: first", "fine", *attempts, "Instruction: c"],
-        ["Instruction: first", "fine", *attempts, "Instruction: c", "ok", "Instruction: d"],
+        [first, "fine", *attempts, "Instruction: c"],
+        [first, "fine", *attempts, "Instruction: c", "ok", "Instruction: d"],
     ]
     found = markers(on)
     assert [m.metadata[UNANSWERED_KEY]["instruction"] for m in found] == [

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from lionagi_turns.cli._app import _TERMS, _Once, app
+from lionagi_turns.cli._app import _POINTER, _Once, app
 from lionagi_turns.cli._branch_diff import render_branch_diff
 from lionagi_turns.cli._html import print_html
 from lionagi_turns.cli._inputs import EXIT_BAD_INPUT, EXIT_REJECTED, die
@@ -30,7 +30,10 @@ from lionagi_turns.cli._views import console, print_json
 __all__ = ("show_command",)
 
 CaptureArg = Annotated[
-    str, typer.Argument(help="A capture file (LIONAGI_TURNS_CAPTURE=DIR writes them).")
+    str,
+    typer.Argument(
+        metavar="PATH", help="A capture file (LIONAGI_TURNS_CAPTURE=DIR writes them)."
+    ),
 ]
 DiffOpt = Annotated[
     str | None,
@@ -43,7 +46,10 @@ CallOpt = Annotated[
 ]
 
 
-@app.command("show", cls=_Once, epilog=_TERMS)
+@app.command(
+    "show", cls=_Once, epilog=_POINTER,
+    short_help="The model calls a capture file recorded, one or two at a time.",
+)
 def show_command(
     path: CaptureArg,
     call: CallOpt = None,
