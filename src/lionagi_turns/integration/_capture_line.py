@@ -47,6 +47,7 @@ def capture_line(record: CallRecord) -> dict[str, Any]:
         "messages": redacted(messages),
         "bounds": bounds,
         "left_out": record.left_out,
+        "in_flight_left_out": list(record.in_flight_left_out),
         "ceiling": redacted(record.ceiling),
         "cache": {"segments": record.cache_segments, "marks": list(record.cache_marks)},
         "payload": record.payload,

@@ -1,7 +1,8 @@
 """The record of one installed model call (``capture()``, ``last_request()``, the capture file).
 
 Contract: a ``CallRecord`` holds the branch id, the profile, the compiled request the call's
-one compile produced, the time it was compiled, its ceiling record and cache segments; once the
+one compile produced, the time it was compiled, its ceiling record and cache segments, the
+instructions of other calls in flight on the branch its view left out; once the
 call settled, the payload lionagi's endpoint sent (redacted, never its headers), the payload's
 cache marks, the usage the response reported and the outcome (``"ok"`` or the exception's type
 name; None while the call is in flight).
@@ -34,6 +35,7 @@ class CallRecord:
     cache_marks: list[str] = field(default_factory=list)
     usage: dict[str, int] = field(default_factory=dict)
     outcome: str | None = None
+    in_flight_left_out: tuple[str, ...] = ()
 
     @property
     def model(self) -> str | None:

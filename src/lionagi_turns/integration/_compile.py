@@ -14,19 +14,25 @@ Contract:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
+from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.integration._adapters import context_blocks_from_report, turn_request_from_param
 from lionagi_turns.integration._react import react_context_now
 from lionagi_turns.integration._registry import compile_installed, compile_installed_cached
+from lionagi_turns.integration._repair import others_in_flight
 from lionagi_turns.integration._resume import resumed_view
+from lionagi_turns.integration._unanswered import open_turn_ends
 
 if TYPE_CHECKING:
+    from uuid import UUID
+
     from lionagi.operations.types import ChatParam
     from lionagi.protocols.messages import Instruction
     from lionagi.session.branch import Branch
@@ -35,6 +41,7 @@ if TYPE_CHECKING:
     from lionagi_turns.integration._registry import Compiled
 
 __all__ = (
+    "IN_FLIGHT_LEFT_OUT",
     "CompiledCall",
     "compile_call",
     "places_prompt_cache",
@@ -53,6 +60,7 @@ class CompiledCall:
     compiled: Compiled
     kwargs: dict[str, Any]
     held_back: bool
+    in_flight_left_out: tuple[UUID, ...] = ()
 
 
 def provider_kwargs(compiled: Compiled) -> dict[str, Any]:
@@ -75,6 +83,7 @@ def compile_call(
     request = turn_request_from_param(branch, ins, param, context_blocks=blocks)
     model = imodel if imodel is not None else getattr(branch, "chat_model", None)
     request, held_back = resumed_view(branch, model, request, react_context=react_context_now())
+    request, left_out = _without_other_calls(branch, request)
     extra: dict[str, object] = {}
     compiled: Compiled
     if places_prompt_cache(imodel):
@@ -82,8 +91,45 @@ def compile_call(
     else:
         compiled = compile_installed(branch, request)
     kwargs = {**provider_kwargs(compiled), **extra}
-    return CompiledCall(request=request, compiled=compiled, kwargs=kwargs, held_back=held_back)
+    return CompiledCall(
+        request=request,
+        compiled=compiled,
+        kwargs=kwargs,
+        held_back=held_back,
+        in_flight_left_out=left_out,
+    )
 
+
+def _without_other_calls(
+    branch: Branch, request: TurnRequest
+) -> tuple[TurnRequest, tuple[UUID, ...]]:
+    """``request`` with the open turns of other calls in flight on the branch left out of its
+    view (their instruction and the records up to the turn's end), and the instruction ids
+    left out; ``request`` itself when no such turn is in its view."""
+    flying = others_in_flight()
+    if not flying:
+        return request, ()
+    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    ids = list(select_ids(branch, request.progression))
+    ends = open_turn_ends(pile, ids)
+    left_out = tuple(uid for uid in ends if uid in flying)
+    if not left_out:
+        return request, ()
+    dropped: set[int] = set()
+    for uid in left_out:
+        start = ids.index(uid)
+        dropped.update(range(start, ends[uid]))
+    kept = tuple(uid for index, uid in enumerate(ids) if index not in dropped)
+    return dataclasses.replace(request, progression=kept), left_out
+
+
+IN_FLIGHT_LEFT_OUT = (
+    "lionagi-turns: calls overlap on branch {branch}: a call's request leaves out the "
+    "instructions other calls recorded and are still awaiting an answer for (each call sees the "
+    "records up to its own instruction without those open turns; a capture record lists their "
+    "ids as in_flight_left_out). Nothing was removed from the branch, and each answer is "
+    "recorded in its own turn."
+)
 
 _seed_forced: ContextVar[bool] = ContextVar("lionagi_turns_seed_forced", default=False)
 

@@ -23,6 +23,7 @@ import anyio
 from lionagi_turns.core.providers import check_image_hosts
 from lionagi_turns.integration._capture import note_call
 from lionagi_turns.integration._compile import (
+    IN_FLIGHT_LEFT_OUT,
     compile_call,
     endpoint_places_cache,
     places_prompt_cache,
@@ -33,6 +34,8 @@ from lionagi_turns.integration._originals import PREPARE, RUN, original
 from lionagi_turns.integration._registry import current
 from lionagi_turns.integration._repair import (
     REPAIR_WARNING,
+    call_starting,
+    note_call_instruction,
     note_run_instruction,
     repair_before_call,
     run_turn_ended,
@@ -67,6 +70,7 @@ async def apply_context_providers(
     ``TurnsCompatibilityWarning`` once per branch). lionagi's chat and run operations await it
     before the pre-call hook and before compiling, so the fold's estimate, the context
     providers and the compiler all see the repaired branch."""
+    call_starting()
     markers = await repair_before_call(branch)
     if markers:
         warn_once(
@@ -103,10 +107,13 @@ def prepare_run_kwargs(
     call = compile_call(branch, ins, param, context_blocks=context_blocks, imodel=imodel)
     if call.held_back:
         warn_once("react_resume_blocks", REACT_RESUME_BLOCKS_GAP)
+    if call.in_flight_left_out:
+        warn_once(f"in_flight:{branch.id}", IN_FLIGHT_LEFT_OUT.format(branch=branch.id))
     check_image_hosts(call.kwargs["messages"])
     compiled = call.compiled
     remember_structure(compiled.instruction, call.request.response_format, call.request.structure)
     remember_turn_options(compiled.instruction, call.request)
+    note_call_instruction(compiled.instruction.id)
     note_compiled(branch, ins, call.kwargs)
     note_call(branch, call, current().profile.name)
     return compiled.instruction, dict(call.kwargs)

@@ -50,6 +50,8 @@ __all__ = (
     "UNANSWERED_TEXT",
     "UNKNOWN_REASON",
     "mark_unanswered_turns",
+    "open_turn_ends",
+    "place_answer",
     "record_unanswered",
     "record_unanswered_turns",
     "unanswered_reason",
@@ -67,7 +69,7 @@ def unanswered_reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _open_turn_ends(pile: dict[UUID, Any], ids: list[UUID]) -> dict[UUID, int]:
+def open_turn_ends(pile: dict[UUID, Any], ids: list[UUID]) -> dict[UUID, int]:
     """For every turn of ``ids`` that no assistant response answers: its instruction id mapped
     to the index after the turn's last record (one walk; an instruction listed twice counts at
     its first place)."""
@@ -129,6 +131,37 @@ def _place_all(
     _reorder(progression, placed, old)
 
 
+def _answers_last_turn(pile: dict[UUID, Any], ids: list[UUID], instruction_id: UUID) -> bool:
+    """Whether the last record of ``ids`` is in ``instruction_id``'s turn (the turn open at the
+    end); walks back over the last turn only."""
+    for uid in reversed(ids[:-1]):
+        msg = pile.get(uid)
+        if isinstance(msg, Instruction):
+            return uid == instruction_id
+        if isinstance(msg, AssistantResponse):
+            return False
+    return False
+
+
+def place_answer(branch: Branch, instruction_id: UUID, response_id: UUID) -> None:
+    """Move the just-recorded response ``response_id`` to directly after the records of
+    ``instruction_id``'s turn when another call's records came in between (calls overlapping
+    on one branch), in the manager's progression and in a ``current_progression`` view; a
+    response already in its turn, or whose turn is answered or absent, stays where it is."""
+    pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
+    progressions = [branch.msgs.progression]
+    view = branch.metadata.get("current_progression")
+    if view is not None and view is not progressions[0]:
+        progressions.append(view)
+    for progression in progressions:
+        ids = list(progression)
+        if not ids or ids[-1] != response_id or _answers_last_turn(pile, ids, instruction_id):
+            continue
+        ends = open_turn_ends(pile, ids[:-1])
+        if instruction_id in ends:
+            _place_all(progression, ends, {instruction_id: response_id})
+
+
 async def record_unanswered_turns(
     branch: Branch, instruction_ids: list[UUID], reason: str
 ) -> list[AssistantResponse]:
@@ -138,14 +171,14 @@ async def record_unanswered_turns(
     manager_progression = branch.msgs.progression
     pile: dict[UUID, RoledMessage] = branch.msgs.messages.collections  # type: ignore[has-type]
     ids = list(manager_progression)
-    ends = _open_turn_ends(pile, ids)
+    ends = open_turn_ends(pile, ids)
     wanted = [uid for uid in dict.fromkeys(instruction_ids) if uid in ends]
     if not wanted:
         return []
     view = branch.metadata.get("current_progression")
     view_ends = None
     if view is not None and view is not manager_progression:
-        view_ends = _open_turn_ends(pile, list(view))
+        view_ends = open_turn_ends(pile, list(view))
     recorded: dict[UUID, RoledMessage] = {}
     for ins_id in wanted:
         marker = _new_marker(branch, ins_id, reason)
@@ -174,5 +207,5 @@ async def mark_unanswered_turns(branch: Branch) -> list[AssistantResponse]:
     assistant response answers (see the module contract); returns the markers, oldest first.
     Only while no turn runs on ``branch``. One walk of the progression."""
     pile: dict[UUID, Any] = branch.msgs.messages.collections  # type: ignore[has-type]
-    ends = _open_turn_ends(pile, list(branch.msgs.progression))
+    ends = open_turn_ends(pile, list(branch.msgs.progression))
     return await record_unanswered_turns(branch, list(ends), UNKNOWN_REASON)
