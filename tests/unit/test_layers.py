@@ -61,7 +61,7 @@ _CORE_LEVELS: tuple[tuple[str, ...], ...] = (
     ("history", "fold", "render", "react", "durable", "providers", "support"),
     ("rendered",),
     ("profile", "plan", "rendering"),
-    ("pipeline", "__init__"),
+    ("stage", "trace", "pipeline", "__init__"),
 )
 _MEMO_ORDER = (
     "switch", "yaml_tables", "direct", "yaml", "track", "identity", "history", "renders",

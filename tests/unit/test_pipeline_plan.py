@@ -35,14 +35,15 @@ def test_the_passes_run_in_the_order_the_module_docstring_numbers_them() -> None
         t.lower().replace("the ", "").replace(" step", "").replace(" ", "_") for t in titles
     ]
     assert documented == [step.__name__.lstrip("_") for step in pipeline.PASSES]
-    assert len(documented) == 10
+    assert len(documented) == 12
 
 
 # The plan fields each pass may set (core/plan.py's brackets); every other field must come
 # out as the very object that went in.
 SETS = {
     "_check": {"items"},
-    "_select": {"view", "resumable"},
+    "_select": {"view"},
+    "_prepare": {"resumable"},
     "_project": {"walk", "snap", "projected"},
     "_validate": set(),
     "_bound": {"bounded", "projection"},
@@ -51,6 +52,7 @@ SETS = {
     "_render": {"rendered", "messages", "reused"},
     "_guard": set(),
     "_finish": {"compiled"},
+    "_finish_stages": set(),
 }
 
 

@@ -26,25 +26,31 @@ returns a new plan, reading only fields set before it:
 
 1. check (``_check``) — the request's instruction is an instruction and the ReAct items are
    a sequence, before history is read.
-2. select (``select_ids``) — the view's ids, and whether this compile may resume and keep a
-   walk (a profile reuse key, no ReAct items, a memo that keeps).
-3. project (``project_history``, or ``Memo.resume`` continuing the previous walk) — turns,
+2. select (``select_ids``) — the view's ids, read once for the whole compile.
+3. prepare (``Stage.prepare`` of each stage, in order; ``core.stage``) — the pass options, the
+   request's context blocks and each stage's slot; then whether this compile may resume and
+   keep a walk (the options' reuse key, no ReAct items, a memo that keeps). It must precede
+   the walk, which the reuse key and the bound decide.
+4. project (``project_history``, or ``Memo.resume`` continuing the previous walk) — turns,
    pending results and every defect, one walk.
-4. validate (``Projection.raise_first`` on the full walk) — the first defect kind in ADR order
+5. validate (``Projection.raise_first`` on the full walk) — the first defect kind in ADR order
    is raised here, so no output (and no bound or rendering work) exists for a bad history.
-5. bound (the profile's ``bound``) — may drop whole turns; it runs only on a valid view, so
+6. bound (the options' ``bound``) — may drop whole turns; it runs only on a valid view, so
    it cannot hide a defect. Its decision travels on the plan to the trace.
-6. ReAct step (``react_step``) — replaces kept instructions by copies for this request; it
+7. ReAct step (``react_step``) — replaces kept instructions by copies for this request; it
    must run before the fold plan, whose target may be one of them.
-7. plan the fold (``_plan_fold``) — target, parts, encoding and the target's rendering,
+8. plan the fold (``_plan_fold``) — target, parts, encoding and the target's rendering,
    computed once; it must precede rendering because which instruction carries the fold
    decides how the first one renders, and the render pass takes the target's part from it.
-8. render (``rendering.render_turns``) — one part per turn and the current instruction.
-9. guard (``_guard``) — a current turn whose real text rendered empty is refused; it needs
-   the current rendering.
-10. finish (``_finish``) — the durable copy (``durable_instruction``) and the compiled
+9. render (``rendering.render_turns``) — one part per turn and the current instruction.
+10. guard (``_guard``) — a current turn whose real text rendered empty is refused; it needs
+    the current rendering.
+11. finish (``_finish``) — the durable copy (``durable_instruction``) and the compiled
     request, built last so a failed compile allocates nothing the caller could record; then
-    the memo keeps the walk. The trace is the finished plan's fields.
+    the memo keeps the walk.
+12. finish stages (``Stage.finish`` of each stage, in order) — the messages sent, records on
+    the compiled instruction, each stage's output in its slot; after the compiled request,
+    because a stage finishes what the passes built. The trace is the finished plan's fields.
 
 Purity: no stored message, content, progression or branch metadata is written, and no private
 lionagi state (render caches included) is touched. No I/O.
@@ -54,9 +60,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-from uuid import UUID
+from typing import TYPE_CHECKING, cast
 
 from lionagi._errors import EmptyOutgoingContentError
 from lionagi.protocols.messages.instruction import InstructionContent
@@ -76,7 +80,6 @@ from lionagi_turns.core.plan import EARLY as _EARLY
 from lionagi_turns.core.plan import Plan
 from lionagi_turns.core.profile import (
     SEED_PROFILE,
-    Bounded,
     CompileProfile,
     Kept,
     Memo,
@@ -92,6 +95,8 @@ from lionagi_turns.core.rendering import (
     render_history,
     render_turns,
 )
+from lionagi_turns.core.stage import Stage, check_stages
+from lionagi_turns.core.trace import Trace
 from lionagi_turns.core.values import check_text, naming_record
 
 if TYPE_CHECKING:
@@ -114,55 +119,24 @@ def compile_chat_request(
     return compile_traced(branch, request, react_context=react_context).compiled
 
 
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """Everything one compile decided, for the CLI and for profiles built on the seam: the
-    finished ``Plan``'s decisions.
-
-    ``projected`` is the projection as walked, ``projection`` what rendered (the bound's and
-    the ReAct step's; the same object without either); ``fold`` is None when nothing is
-    folded; ``parts`` holds every rendered turn in order, the current instruction last;
-    ``reused`` counts the leading rendered parts taken from the previous compile of the
-    branch (``Memo.resume``; 0 when nothing was); ``current_context`` is the current
-    instruction's prompt context the ReAct step decided (None: its own); ``bounded`` is the
-    profile bound's decision (None without a bound). Projections and turns are frozen and
-    may be shared with other compiles' traces.
-    """
-
-    profile: CompileProfile
-    view: tuple[UUID, ...]
-    projected: Projection
-    projection: Projection
-    parts: FoldParts
-    fold: FoldPlan | None
-    rendered: tuple[RenderedPart, ...]
-    stable_blocks: tuple[str, ...]
-    compiled: CompiledChatRequest
-    reused: int = 0
-    current_context: list[object] | None = None
-    bounded: Bounded | None = None
-
-    @property
-    def fold_message_index(self) -> int | None:
-        """Index in ``compiled.messages`` of the message that carries the fold, or None."""
-        return next((p.message_index for p in self.rendered if p.folded), None)
-
-
 def compile_traced(
     branch: Branch,
     request: TurnRequest,
     *,
+    stages: Sequence[Stage] = (),
     profile: CompileProfile = SEED_PROFILE,
     react_context: Sequence[object] | None = None,
     memo: Memo | None = None,
 ) -> Trace:
-    """The pipeline of the module docstring under ``profile``, with what each pass decided.
+    """The pipeline of the module docstring, with what each pass decided: the only compile.
 
-    ``memo``: what the compile may reuse (``core.profile.Memo``); None takes the installed
-    chooser's pick (the fast path's switch, read once per compile), ``NO_MEMO`` without one.
-    The output is the same under every memo."""
+    ``stages``: the profile, as an ordered tuple of ``core.stage.Stage`` values (empty: the
+    seed ADR); ``profile``: the pass options the first stage starts from. ``memo``: what the
+    compile may reuse (``core.profile.Memo``); None takes the installed chooser's pick (the
+    fast path's switch, read once per compile), ``NO_MEMO`` without one. The output is the
+    same under every memo."""
     memo = chosen_memo() if memo is None else memo
-    plan = Plan(branch, request, profile, memo, react_context)
+    plan = Plan(branch, request, profile, memo, react_context, stages=check_stages(stages))
     with memo.compiling(), using(memo):
         for step in PASSES:
             plan = step(plan)
@@ -171,18 +145,20 @@ def compile_traced(
         assert projected is not None and projection is not None, _EARLY
         assert parts is not None and compiled is not None, _EARLY
         return Trace(
-            profile=profile,
+            profile=plan.profile,
             view=plan.view,
             projected=projected,
             projection=projection,
             parts=parts,
             fold=plan.fold,
             rendered=plan.rendered,
-            stable_blocks=profile.stable_blocks(branch, request),
+            stable_blocks=plan.profile.stable_blocks(branch, plan.request),
             compiled=compiled,
             reused=plan.reused,
             current_context=plan.current_context,
             bounded=plan.bounded,
+            stages=_stages(plan),
+            slots=dict(plan.slots),
         )
 
 
@@ -220,9 +196,14 @@ def _react_items(items: Sequence[object] | None) -> tuple[object, ...] | None:
 
 
 def _select(plan: Plan) -> Plan:
-    view = select_ids(plan.branch, plan.request.progression)
+    return plan._replace(view=select_ids(plan.branch, plan.request.progression))
+
+
+def _prepare(plan: Plan) -> Plan:
+    for stage in _stages(plan):
+        plan = stage.prepare(plan)
     resumable = plan.profile.reuse is not None and not plan.items and plan.memo.keeps
-    return plan._replace(view=view, resumable=resumable)
+    return plan._replace(resumable=resumable)
 
 
 def _project(plan: Plan) -> Plan:
@@ -382,9 +363,20 @@ def _finish(plan: Plan) -> Plan:
     return plan._replace(compiled=compiled)
 
 
+def _finish_stages(plan: Plan) -> Plan:
+    for stage in _stages(plan):
+        plan = stage.finish(plan)
+    return plan
+
+
+def _stages(plan: Plan) -> tuple[Stage, ...]:
+    return cast("tuple[Stage, ...]", plan.stages)  # checked by compile_traced
+
+
 PASSES: tuple[Callable[[Plan], Plan], ...] = (
     _check,
     _select,
+    _prepare,
     _project,
     _validate,
     _bound,
@@ -393,4 +385,5 @@ PASSES: tuple[Callable[[Plan], Plan], ...] = (
     _render,
     _guard,
     _finish,
+    _finish_stages,
 )

@@ -9,7 +9,8 @@ optional fields it reads are set (message ``EARLY``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 from uuid import UUID
 
@@ -21,6 +22,8 @@ from lionagi_turns.core.rendered import RenderedPart
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
+
+_NO_SLOTS: Mapping[str, object] = MappingProxyType({})
 
 __all__ = ("EARLY", "Plan")
 
@@ -48,6 +51,16 @@ class Plan(NamedTuple):
     messages: tuple[CompiledMessage, ...] = ()  # [render]
     reused: int = 0  # [render] leading parts taken from ``walk``
     compiled: CompiledChatRequest | None = None  # [finish]
+    stages: tuple[object, ...] = ()  # the compile's ``core.stage.Stage`` values, checked
+    slots: Mapping[str, object] = _NO_SLOTS  # [a stage's hooks] each stage's own, by name
+
+    def slot(self, name: str) -> object:
+        """The value stage ``name`` keeps (None before its hooks set one)."""
+        return self.slots.get(name)
+
+    def with_slot(self, name: str, value: object) -> Plan:
+        """This plan with stage ``name``'s slot set to ``value`` (the others as they were)."""
+        return self._replace(slots=MappingProxyType({**self.slots, name: value}))
 
 
 # The message of the assertion a pass makes on a field an earlier pass sets.
