@@ -15,6 +15,7 @@ from lionagi_turns.amendment1 import ContextBlock, SectionBudgets, TurnRequest
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.pipeline import Trace, compile_traced
+from lionagi_turns.core.profile import CompileProfile
 from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1._bound import (
     Bound,
@@ -22,7 +23,8 @@ from lionagi_turns.profiles.amendment1._bound import (
     bound_decision,
     remember_decision,
 )
-from lionagi_turns.profiles.amendment1._compile import _amended_profile, compile_amended_traced
+from lionagi_turns.profiles.amendment1._bound import results_section as _results_section
+from lionagi_turns.profiles.amendment1._compile import REUSE, compile_amended_traced
 from lionagi_turns.profiles.amendment1._memory import FORGET, Remembered
 from lionagi_turns.profiles.amendment1._meter import Meter
 
@@ -131,7 +133,10 @@ def test_running_the_bound_changes_neither_it_nor_the_memory() -> None:
     bound = Bound(b, BUDGETS, Meter(chars), measure=chars)
     before = repr(bound)
     seed = SeedRequest(instruction=now)
-    trace = compile_traced(b, seed, profile=_amended_profile(bound, ()))
+    options = CompileProfile(
+        name="bound only", bound=bound, results_section=_results_section, reuse=REUSE
+    )
+    trace = compile_traced(b, seed, profile=options)
     assert _memory.recall(b) is None
     assert repr(bound) == before
     with pytest.raises(FrozenInstanceError):

@@ -83,7 +83,7 @@ _TOP = ("__init__", "__main__")
 _NEVER_FROM_CORE = ("memo", "profiles", "integration", "characterize", "cli")
 # the facade (``lionagi_turns`` itself) re-exports the public ``no_fast_path``
 _SWITCH_USERS = ("lionagi_turns.profiles._run", "lionagi_turns.profiles.seed", "lionagi_turns")
-_SIBLING_JOIN = "lionagi_turns.profiles.amendment1._cached"  # Amendment 1 over the layout
+_SIBLING_JOIN = "lionagi_turns.profiles.composed"  # Amendment 1 over the layout
 
 # -- the violations of today; each list may only shrink ---------------------------------------
 

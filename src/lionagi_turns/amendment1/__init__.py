@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 from lionagi_turns.core.support import unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
-    from lionagi_turns.profiles.amendment1._cached import compile_for_prompt_cache
     from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
     from lionagi_turns.profiles.amendment1._compile import compile_chat_request
     from lionagi_turns.profiles.amendment1._contracts import (
@@ -47,6 +46,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         ViewExclusions,
         view_exclusions,
     )
+    from lionagi_turns.profiles.composed import compile_for_prompt_cache
 
 __all__ = (
     "CEILING_KEY",

@@ -24,8 +24,8 @@ from lionagi_turns.cli._sections import Measured
 from lionagi_turns.cli._turn import TurnSpec, recorded_instructions
 from lionagi_turns.core.render import ShownSections
 from lionagi_turns.integration._cache import cache_view
-from lionagi_turns.profiles.amendment1._cached import compile_cached_amended
 from lionagi_turns.profiles.amendment1._contracts import ContextBlock, TurnRequest
+from lionagi_turns.profiles.composed import compile_cached_amended
 from lionagi_turns.profiles.prompt_cache.layout import recorded_tool_section
 from lionagi_turns.profiles.prompt_cache.record import SentRecord, read_record
 from lionagi_turns.profiles.prompt_cache.sent import recorded_sections, response_sections

@@ -132,6 +132,7 @@ class Bound:
     # projection, its whole turns and each turn's history size, it returns the first kept group
     rule: Rule | None = None
     keep: bool | None = None
+    view: tuple[UUID, ...] | None = None  # the compile's view (None: selected again)
 
     def __call__(self, projected: Projection, request: SeedRequest) -> Bounded:
         """The bounded projection and this call's ``BoundDecision``; the pipeline raised the
@@ -270,7 +271,7 @@ class Bound:
         whose assistant run, also there, is the lead turn dropped here — to the instruction
         after them (the action records before it are its own)."""
         branch = self.branch
-        ids = select_ids(branch, request.progression)
+        ids = self.view if self.view is not None else select_ids(branch, request.progression)
         before = groups[begin - 1][0] if begin else None
         low = before.position + 1 if isinstance(before, InstructionTurn) else 0
         after = groups[end][0] if end < len(groups) else None

@@ -35,6 +35,7 @@ from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
 
+from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import (
     AssistantTurn,
     InstructionTurn,
@@ -43,7 +44,7 @@ from lionagi_turns.core.history import (
     branch_system,
 )
 from lionagi_turns.core.render import ShownSections
-from lionagi_turns.profiles.amendment1._contracts import SectionBudgets, TurnRequest
+from lionagi_turns.profiles.amendment1._contracts import SectionBudgets
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
 
@@ -340,14 +341,16 @@ class Layout:
 
 def plan_ceiling(
     branch: Branch,
-    request: TurnRequest,
+    request: SeedRequest,
     budgets: SectionBudgets,
     meter: Meter,
     ceiling: InputCeiling,
     layout: Layout | None = None,
+    ids: Sequence[UUID] | None = None,
 ) -> tuple[SectionBudgets, Stepper]:
     """The section budgets ``ceiling`` maps to for ``request`` and the history rule (module
-    contract); measures the system and the instruction (with the request's call options)."""
+    contract); measures the system and the instruction (with the request's call options).
+    ``ids``: the compile's view (None: selected from ``request``)."""
     layout = layout or Layout()
     from lionagi_turns.core.history import select_ids
     from lionagi_turns.core.render import CallOptions, render_view
@@ -360,7 +363,8 @@ def plan_ceiling(
         or CallOptions(request.tool_schemas, request.response_format, request.structure),
     )
     instruction = meter.content(own)
-    ids = select_ids(branch, request.progression)
+    if ids is None:
+        ids = select_ids(branch, request.progression)
     pending = trailing_results(branch, ids, meter)
     mapped = ceiling_budgets(ceiling, budgets, system_size, instruction + pending + layout.extra)
     previous, ignored = read_first_kept(branch, ids, ceiling)

@@ -24,7 +24,6 @@ from lionagi_turns.core.contracts import TurnRequest as DefaultRequest
 from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.support import IntegrationError
 from lionagi_turns.memo.identity import PerObject
-from lionagi_turns.profiles.amendment1._cached import SegmentedBlocks, compile_cached_amended
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling, ceiling_budgets
 from lionagi_turns.profiles.amendment1._compile import compile_chat_request
 from lionagi_turns.profiles.amendment1._contracts import (
@@ -35,6 +34,7 @@ from lionagi_turns.profiles.amendment1._contracts import (
 )
 from lionagi_turns.profiles.amendment1._skips import SkipReading, read_skips
 from lionagi_turns.profiles.amendment1._views import record_context_tool
+from lionagi_turns.profiles.composed import SegmentedBlocks, compile_cached_amended
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

@@ -1,5 +1,5 @@
-"""ADR-0127 with a composed profile whose ``results_section`` renders an instruction's action
-results after its content (Amendment 1's tool_results section).
+"""ADR-0127 under pass options whose ``results_section`` renders an instruction's action
+results after its content (a stage before the layout set it, e.g. a tool_results section).
 
 The prompt-cache profile sends a historical instruction's recorded text when
 ``prompt_cache.sent.verified_text`` accepts it: the durable rendering, then the response sections.
