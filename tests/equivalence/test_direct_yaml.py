@@ -2,7 +2,7 @@
 lionagi's ``minimal_yaml`` byte for byte; it decides the documents instructions really hold;
 and what it does not decide goes on to the event path unchanged.
 
-The differential property runs in the ``fuzz`` profile (20,000 examples in CI) over the
+The differential property runs in the ``fuzz`` profile (8,000 examples in CI) over the
 project's value strategies and over values whose strings avoid TAB (so most are decided here).
 """
 

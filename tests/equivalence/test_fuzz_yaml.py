@@ -1,7 +1,7 @@
 """Differential proof of the fast YAML path: byte-identical to lionagi's ``minimal_yaml``.
 
 One fuzz over every value strategy of the project (in-domain values, arbitrary values, values
-inside lionagi's tracked containers) in the ``fuzz`` profile (20,000 examples in CI), and the
+inside lionagi's tracked containers) in the ``fuzz`` profile (8,000 examples in CI), and the
 fixed edge cases: empties, YAML-special strings, NaN/inf, 1e17, -0.0, ``": "``, leading
 spaces, trailing newlines and characters of every Unicode general category, as values and
 as keys.

@@ -19,8 +19,8 @@ Before the events, ``direct.direct_yaml`` writes the text itself when every scal
 one it decides (see ``direct``); otherwise the events are built as described.
 
 The proven domain — values for which libyaml and PyYAML's pure-Python emitter were shown to
-agree (tests/perf: the characterization scenarios, fixed edge cases and a differential fuzz
-of >= 20,000 examples in CI):
+agree (tests/equivalence: the characterization scenarios, fixed edge cases and a differential
+fuzz of 8,000 examples in each CI run):
 
 - the root is a ``dict`` or ``list`` (root scalars get an emitter-specific ``...`` marker);
 - containers are exactly ``dict`` / ``list`` or lionagi's tracked ``_TrackedDict`` /
