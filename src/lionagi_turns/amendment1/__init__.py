@@ -16,6 +16,7 @@ from lionagi_turns.core.support import unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
     from lionagi_turns.profiles.amendment1._cached import compile_for_prompt_cache
+    from lionagi_turns.profiles.amendment1._calibration import Calibration
     from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
     from lionagi_turns.profiles.amendment1._compile import compile_chat_request
     from lionagi_turns.profiles.amendment1._contracts import (
@@ -51,6 +52,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
 __all__ = (
     "CEILING_KEY",
     "EXCLUSIONS_KEY",
+    "Calibration",
     "CompiledChatRequest",
     "CompiledMessage",
     "ContextBlock",
