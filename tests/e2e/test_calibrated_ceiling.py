@@ -1,0 +1,206 @@
+"""The ceiling in the provider's own tokens: a tool loop over HTTP under
+``install(profile="amendment1", ceiling=InputCeiling(N))`` against fake servers whose usage
+comes from a tokenizer counting ~18% more or ~10% fewer tokens than o200k. From the second
+request on no request's count by the server passes N; without calibration (the offline
+measure only, as before) the +18% server sees requests over N. A reload mid-loop keeps the
+calibration."""
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from lionagi import Branch, iModel
+from pydantic import BaseModel
+
+import lionagi_turns
+from lionagi_turns.amendment1 import (
+    CEILING_KEY,
+    Calibration,
+    InputCeiling,
+    TurnRequest,
+    compile_chat_request,
+)
+from lionagi_turns.cli._load import parse_branch
+
+from .counting_servers import CountingChatServer, anthropic_counts, counting_anthropic
+from .http_server import Reply
+
+pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("offline_tokens")]
+
+SYSTEM = "You are the dispatcher's assistant. Cite every tool result you use. " * 8
+CEILING, LOW_WATER = 2500, 1500
+ROUNDS = 14
+
+
+def check_stock(sku: str) -> dict:
+    """Look up the stock of one product.
+
+    Args:
+        sku: the product's stock-keeping unit
+    """
+    return {"sku": sku, "detail": "".join(f"{sku} lot {n}: bay {n % 7}, 40 units. "
+                                          for n in range(25))}
+
+
+class Step(BaseModel):
+    finding: str
+
+
+def step(i: int) -> dict[str, Any]:
+    return {"finding": f"f{i}", "action_required": True,
+            "action_requests": [{"function": "check_stock",
+                                 "arguments": {"sku": f"SKU-{i}"}}]}
+
+
+async def rounds(branch: Branch, start: int, stop: int) -> None:
+    for i in range(start, stop):
+        await branch.operate(instruction=f"round {i}", response_format=Step, actions=True)
+
+
+def records(branch: Branch) -> list[dict[str, Any]]:
+    return [m.metadata[CEILING_KEY] for m in branch.messages
+            if type(m).__name__ == "Instruction"]
+
+
+@pytest.fixture
+def uninstalled() -> Iterator[None]:
+    lionagi_turns.uninstall()
+    yield
+    lionagi_turns.uninstall()
+
+
+def openai_loop(
+    scale: float, ceiling: InputCeiling, n: int = ROUNDS
+) -> tuple[list[int], Branch, list[dict[str, Any]]]:
+    """The server's count of each request of an ``n``-round tool loop, the branch and the
+    bodies the server received."""
+    with CountingChatServer(scale=scale) as server:
+        server.script(*(Reply(content=step(i)) for i in range(n)))
+        lionagi_turns.install(profile="amendment1", ceiling=ceiling)
+        try:
+            model = iModel(provider="openai", model="gpt-4.1-mini", api_key="x",
+                           base_url=server.base_url, requires_tokens=False,
+                           allow_local_network=True)
+            branch = Branch(system=SYSTEM, chat_model=model, tools=[check_stock])
+            asyncio.run(rounds(branch, 0, n))
+        finally:
+            lionagi_turns.uninstall()
+        return server.counts(), branch, [r.body for r in server.chat_requests()]
+
+
+def anthropic_model(server: Any) -> Any:
+    return iModel(provider="anthropic", model="claude-sonnet-4-5", api_key="x",
+                  base_url=server.base_url, requires_tokens=False, allow_local_network=True,
+                  prompt_caching=True)
+
+
+def anthropic_loop(
+    scale: float, ceiling: InputCeiling, n: int = ROUNDS
+) -> tuple[list[int], Branch, list[dict[str, Any]]]:
+    with counting_anthropic(scale) as server:
+        server.script(*(step(i) for i in range(n)))
+        lionagi_turns.install(profile="amendment1", ceiling=ceiling)
+        try:
+            branch = Branch(system=SYSTEM, chat_model=anthropic_model(server),
+                            tools=[check_stock])
+            asyncio.run(rounds(branch, 0, n))
+        finally:
+            lionagi_turns.uninstall()
+        return anthropic_counts(server), branch, server.bodies()
+
+
+UNCALIBRATED = InputCeiling(CEILING, low_water=LOW_WATER, calibration=None)
+CALIBRATED = InputCeiling(CEILING, low_water=LOW_WATER)
+
+
+@pytest.mark.parametrize("loop", [openai_loop, anthropic_loop], ids=["openai", "anthropic"])
+def test_a_server_counting_18_percent_more_is_never_passed_after_the_first_response(
+    uninstalled: None, loop: Any
+) -> None:
+    before, plain, _ = loop(1.18, UNCALIBRATED)
+    # before: the offline measure holds the ceiling, the server's own count does not
+    assert max(r["used"] for r in records(plain)) <= CEILING
+    assert sum(n > CEILING for n in before) >= 3
+    after, branch, _ = loop(1.18, CALIBRATED)
+    assert len(after) == ROUNDS
+    assert max(after[1:]) <= CEILING, after
+    kept = records(branch)
+    assert kept[0]["calibration"]["source"] == "offline"
+    for record in kept[1:]:
+        calibration = record["calibration"]
+        assert calibration["source"] == "reported"
+        assert calibration["factor"] > 1  # the server counts more than the offline measure
+        assert record["used"] <= calibration["limit"] < CEILING
+        assert record["used"] * calibration["factor"] <= CEILING
+    # every request's count by the server is in the record of the instruction it was sent for
+    assert [r["reported"]["input"] for r in kept] == after
+    assert sum(r["stepped"] for r in kept) >= 2
+
+
+@pytest.mark.parametrize("loop", [openai_loop, anthropic_loop], ids=["openai", "anthropic"])
+def test_a_server_counting_10_percent_fewer_lets_the_offline_measure_pass_the_ceiling(
+    uninstalled: None, loop: Any
+) -> None:
+    counts, branch, _ = loop(0.90, CALIBRATED)
+    assert max(counts) <= CEILING
+    last = records(branch)[-1]["calibration"]
+    assert last["source"] == "reported"
+    assert last["limit"] > CEILING  # the offline measure overcounts this provider's tokens
+    assert max(r["used"] for r in records(branch)) <= last["limit"]
+
+
+def test_without_usage_a_margin_keeps_room_before_the_first_response(
+    uninstalled: None,
+) -> None:
+    """The pre-response margin (opt-in): the first request is bounded at the ceiling less
+    the margin; with the default (0) it is bounded at the ceiling itself."""
+    margin = InputCeiling(CEILING, low_water=LOW_WATER,
+                          calibration=Calibration(unreported_margin=0.25))
+    _, branch, _ = openai_loop(1.18, margin, n=4)
+    first = records(branch)[0]["calibration"]
+    assert first == {"source": "offline", "factor": 1.0, "margin": 0.25, "ratios": [],
+                     "model": None, "limit": 1875, "low_limit": 1125}
+    _, plain, _ = openai_loop(1.18, CALIBRATED, n=1)
+    assert records(plain)[0]["calibration"]["limit"] == CEILING
+
+
+def test_a_reloaded_branch_keeps_the_calibration_and_continues_byte_for_byte(
+    uninstalled: None,
+) -> None:
+    """Half the loop, ``Branch.to_dict`` / ``from_dict``, the other half: the requests after
+    the reload are the uninterrupted loop's, under the same calibration, and none passes the
+    ceiling by the server's count."""
+    whole, uninterrupted, sent = anthropic_loop(1.18, CALIBRATED)
+    half = ROUNDS // 2
+    with counting_anthropic(1.18) as server:
+        server.script(*(step(i) for i in range(ROUNDS)))
+        lionagi_turns.install(profile="amendment1", ceiling=CALIBRATED)
+        try:
+            branch = Branch(system=SYSTEM, chat_model=anthropic_model(server),
+                            tools=[check_stock])
+            asyncio.run(rounds(branch, 0, half))
+            saved = json.loads(json.dumps(branch.to_dict(mode="json"), default=str))
+            reloaded = parse_branch(saved).branch
+            reloaded.chat_model = anthropic_model(server)
+            reloaded.register_tools([check_stock])
+            asyncio.run(rounds(reloaded, half, ROUNDS))
+        finally:
+            lionagi_turns.uninstall()
+        counts = anthropic_counts(server)
+        bodies = server.bodies()
+    assert counts == whole
+    assert max(counts[1:]) <= CEILING
+    after = [r["calibration"] for r in records(reloaded)]
+    assert after == [r["calibration"] for r in records(uninterrupted)]
+    assert after[half]["source"] == "reported"
+    assert bodies == sent  # byte for byte what the uninterrupted loop sent
+    # the reports in the saved records are what carry it: without them the first request
+    # after a reload is bounded by the offline measure again
+    for message in saved["messages"]["collections"]:
+        message.get("metadata", {}).get(CEILING_KEY, {}).pop("reported", None)
+    stripped = parse_branch(saved).branch
+    ins = stripped.msgs.create_instruction(instruction="next")
+    compiled = compile_chat_request(stripped, TurnRequest(instruction=ins), ceiling=CALIBRATED)
+    assert compiled.instruction.metadata[CEILING_KEY]["calibration"]["source"] == "offline"
