@@ -204,3 +204,87 @@ def test_a_reloaded_branch_keeps_the_calibration_and_continues_byte_for_byte(
     ins = stripped.msgs.create_instruction(instruction="next")
     compiled = compile_chat_request(stripped, TurnRequest(instruction=ins), ceiling=CALIBRATED)
     assert compiled.instruction.metadata[CEILING_KEY]["calibration"]["source"] == "offline"
+
+
+def test_the_capture_record_and_the_span_carry_the_calibration_and_the_servers_count(
+    uninstalled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sdk = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from lionagi_turns.integration._capture_line import capture_line
+
+    exporter = InMemorySpanExporter()
+    provider = sdk.TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(trace, "get_tracer", provider.get_tracer)
+    with CountingChatServer(scale=1.18) as server:
+        server.script(*(Reply(content=step(i)) for i in range(3)))
+        lionagi_turns.install(profile="amendment1", ceiling=CALIBRATED, otel=True)
+        try:
+            model = iModel(provider="openai", model="gpt-4.1-mini", api_key="x",
+                           base_url=server.base_url, requires_tokens=False,
+                           allow_local_network=True)
+            branch = Branch(system=SYSTEM, chat_model=model, tools=[check_stock])
+            with lionagi_turns.capture() as calls:
+                asyncio.run(rounds(branch, 0, 3))
+        finally:
+            lionagi_turns.uninstall()
+        counts = server.counts()
+    assert len(calls) == len(counts) == 3
+    spans = exporter.get_finished_spans()
+    chats = [s for s in spans if s.name.startswith("chat")]
+    assert len(chats) == 3
+    for call, n, span, stored in zip(calls, counts, chats, records(branch), strict=True):
+        assert call.ceiling is not None
+        assert call.ceiling["reported"] == {"input": n, "model": "gpt-4.1-mini"}
+        assert call.ceiling["calibration"] == stored["calibration"]
+        line = capture_line(call)["ceiling"]
+        assert line["calibration"] == stored["calibration"] and line["reported"]["input"] == n
+        a = dict(span.attributes)
+        assert a["lionagi_turns.ceiling.reported_input"] == n
+        assert a["lionagi_turns.ceiling.calibration.source"] == stored["calibration"]["source"]
+        assert a["lionagi_turns.ceiling.calibration.limit"] == stored["calibration"]["limit"]
+    assert [c.ceiling["calibration"]["source"] for c in calls] == [
+        "offline", "reported", "reported"]
+
+
+def test_lionagi_turns_compile_shows_the_calibration_the_branch_records(
+    uninstalled: None, tmp_path: Any
+) -> None:
+    """``compile --ceiling`` reads the calibration from the saved branch's records: the JSON
+    view (valid against the shipped schema) and the text view show the one the installed
+    next compile is in force with."""
+    import os
+    import subprocess
+    import sys
+    from importlib import resources
+
+    import jsonschema
+
+    _, branch, _ = openai_loop(1.18, CALIBRATED, n=4)
+    path = tmp_path / "branch.json"
+    path.write_text(json.dumps(branch.to_dict(mode="json"), default=str), encoding="utf-8")
+    ins = branch.msgs.create_instruction(instruction="next")
+    expected = compile_chat_request(branch, TurnRequest(instruction=ins), ceiling=CALIBRATED)
+    calibration = expected.instruction.metadata[CEILING_KEY]["calibration"]
+    assert calibration["source"] == "reported" and len(calibration["ratios"]) == 4
+    args = [sys.executable, "-m", "lionagi_turns", "compile", str(path), "--profile",
+            "amendment1", "--ceiling", str(CEILING), "--low-water", str(LOW_WATER)]
+    run = subprocess.run([*args, "--format", "json"], capture_output=True, text=True,
+                         timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    schema = json.loads(resources.files("lionagi_turns.cli").joinpath(
+        "schema/lionagi-turns.schema.json").read_text())
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(report))
+    assert not errors, [e.message[:200] for e in errors[:3]]
+    assert report["ceiling"]["calibration"] == calibration
+    text = subprocess.run(args, capture_output=True, text=True, timeout=60, check=False,
+                          env={**os.environ, "COLUMNS": "200"})
+    assert text.returncode == 0, text.stderr
+    assert (f"calibration: gpt-4.1-mini's own count, factor {calibration['factor']:.4f} "
+            "(the largest of 4 reported ratios") in text.stdout
+    assert f"bounded at {calibration['limit']:,} offline tokens" in text.stdout

@@ -2,8 +2,9 @@
 
 Contract:
 
-- ``note_reported(record, total)`` (called once the call settled; ``total`` the input tokens
-  the response reported, ``_capture.reported_input``) adds ``{"input": total, "model": name}``
+- ``note_reported(record, total, model)`` (called once the call settled, before its record is
+  completed; ``total`` the input tokens the response reported, ``_capture.reported_input``;
+  ``model`` the payload's) adds ``{"input": total, "model": model}``
   under ``"reported"`` to the ceiling record of the instruction the call was compiled for,
   when that record is the very one this call's compile wrote (its ``used`` is the record's),
   and to the capture record's copy of it. A call compiled without a ceiling, or whose
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 __all__ = ("note_reported",)
 
 
-def note_reported(record: CallRecord, total: int | None) -> None:
+def note_reported(record: CallRecord, total: int | None, model: str | None) -> None:
     """Record the provider's count of ``record``'s request (see the contract)."""
     from lionagi_turns.profiles.amendment1._calibration import REPORTED
     from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY
@@ -35,7 +36,7 @@ def note_reported(record: CallRecord, total: int | None) -> None:
     written: Mapping[str, object] | None = (
         metadata.get(CEILING_KEY) if isinstance(metadata, dict) else None
     )
-    report = {"input": total, "model": record.model}
+    report = {"input": total, "model": model}
     if isinstance(written, dict) and written.get("used") == record.ceiling.get("used"):
         written[REPORTED] = dict(report)
     record.ceiling[REPORTED] = report

@@ -121,10 +121,13 @@ async def emit_api_post_call(
     ):
         _pending.set(None)
         del _in_progress[number]
+        with contextlib.suppress(Exception):  # the provider's count, for the next compile
+            payload = getattr(api_call, "payload", None)
+            model = payload.get("model") if isinstance(payload, dict) else None
+            note_reported(record, reported_input(getattr(api_call, "response", None)),
+                          model if isinstance(model, str) else None)
         with contextlib.suppress(Exception):  # a capture never fails a call
             _complete(record, branch, imodel, api_call, error)
-        with contextlib.suppress(Exception):  # the provider's count, for the next compile
-            note_reported(record, reported_input(getattr(api_call, "response", None)))
     await original(HOOKS, "emit_api_post_call")(
         branch, imodel, api_call, error=error, tokens=tokens
     )
