@@ -145,6 +145,7 @@ def test_the_unreported_margin_bounds_the_first_request_below_the_ceiling() -> N
     ({"unreported_margin": 2}, ValueError, "2"),
     ({"window": 0}, ValueError, "0"),
     ({"window": 2.5}, ValueError, "2.5"),
+    ({"window": 17}, ValueError, "17"),
 ])
 def test_a_bad_calibration_is_refused_naming_the_value(
     kwargs: dict[str, Any], error: type[Exception], named: str

@@ -10,8 +10,9 @@ Contract (``read_calibration(branch, ids, key, policy)`` -> ``InForce``):
   measure of the same request. A ratio outside ``PLAUSIBLE`` is not a tokenizer's count of that
   request (a stub's fixed count, a count of characters) and is passed over.
 - The newest ``Calibration.window`` plausible reports of the newest reporting model, among
-  the view's newest ``SCAN`` ceiling records, make the calibration: its ``factor`` is the
-  largest of their ratios times ``1 + Calibration.margin``, and the ceiling then bounds
+  the ceiling records of the view's newest ``SCAN`` instructions (a bounded walk), make the
+  calibration: its ``factor`` is the largest of their ratios times ``1 + Calibration.margin``
+  (``window`` is at most ``SCAN``), and the ceiling then bounds
   ``used × factor``: the compile keeps ``used <= limit = floor(tokens / factor)``, so
   ``used × factor <= tokens``.
 - Without a report (before any response, a CLI model that reports no usage) the calibration
@@ -50,15 +51,16 @@ __all__ = (
 
 REPORTED = "reported"  # the key of a ceiling record the integration adds once the call settled
 PLAUSIBLE = (0.5, 2.0)  # the ratios a provider's tokenizer gives against o200k
-SCAN = 16  # how many of the view's newest ceiling records are read for reports
+SCAN = 16  # how many of the view's newest instructions are read for reports
 
 
 @dataclass(frozen=True, slots=True)
 class Calibration:
     """How an ``InputCeiling`` follows the provider's count (module contract): ``margin``, the
     safety margin on the reported ratio (0 <= margin < 1); ``window``, how many recent reports
-    the largest ratio is taken over (>= 1); ``unreported_margin``, the share of the ceiling kept
-    free while no report is known (0 <= margin < 1; 0: the offline measure exactly)."""
+    the largest ratio is taken over (1 to ``SCAN``); ``unreported_margin``, the share of the
+    ceiling kept free while no report is known (0 <= margin < 1; 0: the offline measure
+    exactly)."""
 
     margin: float = 0.03
     window: int = 4
@@ -75,8 +77,11 @@ class Calibration:
                     "share such as 0.05"
                 )
         window = self.window
-        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
-            raise ValueError(f"Calibration.window must be an int >= 1, got {window!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or not 1 <= window <= SCAN:
+            raise ValueError(
+                f"Calibration.window must be an int from 1 to {SCAN} (recent reports), got "
+                f"{window!r}"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,11 +153,9 @@ def read_calibration(
         msg = table.get(ids[at])
         if not isinstance(msg, Instruction):
             continue
-        record = msg.metadata.get(key)
-        if not isinstance(record, dict):
-            continue
         seen += 1
-        found = report_ratio(record)
+        record = msg.metadata.get(key)
+        found = report_ratio(record) if isinstance(record, dict) else None
         if found is not None and (not ratios or found[1] == model):
             model = found[1]
             ratios.append(found[0])
