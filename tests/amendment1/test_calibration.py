@@ -158,3 +158,58 @@ def test_a_bad_calibration_is_refused_naming_the_value(
 def test_a_ceiling_takes_only_a_calibration_or_none() -> None:
     with pytest.raises(TypeError, match=r"InputCeiling\.calibration must be an amendment1"):
         InputCeiling(100, calibration=0.05)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_loops_stay_under_the_ceiling_by_a_provider_with_its_own_framing(
+    seed: int,
+) -> None:
+    """A provider counting ``scale`` tokens per offline token plus a fixed framing cost, over
+    loops of random tool output sizes and ceilings: from the second request on, never over."""
+    import random
+
+    rng = random.Random(seed)
+    scale, framing = rng.uniform(0.7, 1.6), rng.randint(0, 40)
+    tokens = rng.randint(1500, 4000)
+    ceiling = InputCeiling(tokens, low_water=rng.randint(tokens // 2, tokens))
+    b = branch(SYSTEM)
+    counts = []
+    for i in range(30):
+        compiled = next_request(b, f"round {i}", ceiling)
+        count = math.ceil(scale * compiled.instruction.metadata[CEILING_KEY]["used"] + framing)
+        counts.append(count)
+        compiled.instruction.metadata[CEILING_KEY]["reported"] = {"input": count, "model": "m"}
+        b.msgs.add_message(instruction=compiled.instruction)
+        add_assistant(b, f"answer {i} " + "a" * rng.randint(5, 120))
+        add_action_pair(b, "lookup", {"round": i}, "o" * rng.randint(10, 400))
+    assert max(counts[1:]) <= tokens, (scale, framing, counts)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_loops_stay_under_when_new_content_tokenizes_worse_than_the_rest(
+    seed: int,
+) -> None:
+    """A provider counting half the tool outputs (the ``x`` ones) 36% dearer than everything
+    else: what a request adds tokenizes unlike what the ratios were taken over, and the
+    default margin still keeps every request from the second on under the ceiling (seed 4
+    passed it at a 3% margin)."""
+    import json
+    import random
+
+    rng = random.Random(seed)
+    tokens = rng.randint(1500, 4000)
+    ceiling = InputCeiling(tokens, low_water=rng.randint(tokens // 2, tokens))
+    b = branch(SYSTEM)
+    counts = []
+    for i in range(30):
+        compiled = next_request(b, f"round {i}", ceiling)
+        used = compiled.instruction.metadata[CEILING_KEY]["used"]
+        dear = json.dumps([m.content for m in compiled.messages]).count("x")
+        count = math.ceil(1.1 * used + 0.4 * dear)
+        counts.append(count)
+        compiled.instruction.metadata[CEILING_KEY]["reported"] = {"input": count, "model": "m"}
+        b.msgs.add_message(instruction=compiled.instruction)
+        add_assistant(b, f"answer {i} " + "a" * rng.randint(5, 120))
+        letter = "x" if rng.random() < 0.5 else "o"
+        add_action_pair(b, "lookup", {"round": i}, letter * rng.randint(10, 400))
+    assert max(counts[1:]) <= tokens, (seed, counts)

@@ -140,14 +140,16 @@ def test_a_server_counting_18_percent_more_is_never_passed_after_the_first_respo
 
 
 @pytest.mark.parametrize("loop", [openai_loop, anthropic_loop], ids=["openai", "anthropic"])
-def test_a_server_counting_10_percent_fewer_lets_the_offline_measure_pass_the_ceiling(
+def test_a_server_counting_10_percent_fewer_gives_ratios_below_one_and_is_never_passed(
     uninstalled: None, loop: Any
 ) -> None:
     counts, branch, _ = loop(0.90, CALIBRATED)
     assert max(counts) <= CEILING
     last = records(branch)[-1]["calibration"]
     assert last["source"] == "reported"
-    assert last["limit"] > CEILING  # the offline measure overcounts this provider's tokens
+    assert max(last["ratios"]) < 1  # the offline measure overcounts this provider's tokens
+    assert last["factor"] == pytest.approx(max(last["ratios"]) * 1.05, abs=1e-3)
+    assert last["limit"] == pytest.approx(CEILING / last["factor"], abs=2)
     assert max(r["used"] for r in records(branch)) <= last["limit"]
 
 

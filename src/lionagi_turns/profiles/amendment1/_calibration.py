@@ -62,7 +62,7 @@ class Calibration:
     ceiling kept free while no report is known (0 <= margin < 1; 0: the offline measure
     exactly)."""
 
-    margin: float = 0.03
+    margin: float = 0.05
     window: int = 4
     unreported_margin: float = 0.0
 
