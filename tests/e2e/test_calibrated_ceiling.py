@@ -284,6 +284,13 @@ def test_lionagi_turns_compile_shows_the_calibration_the_branch_records(
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(report))
     assert not errors, [e.message[:200] for e in errors[:3]]
     assert report["ceiling"]["calibration"] == calibration
+    # a recorded request is shown under the calibration it was sent under
+    at = subprocess.run([*args, "--at", "3", "--format", "json"], capture_output=True,
+                        text=True, timeout=60, check=False)
+    assert at.returncode == 0, at.stderr
+    sent = records(branch)[2]
+    assert json.loads(at.stdout)["ceiling"]["calibration"] == sent["calibration"]
+    assert sent["calibration"]["source"] == "reported"
     text = subprocess.run(args, capture_output=True, text=True, timeout=60, check=False,
                           env={**os.environ, "COLUMNS": "200"})
     assert text.returncode == 0, text.stderr
