@@ -297,3 +297,17 @@ def test_lionagi_turns_compile_shows_the_calibration_the_branch_records(
     assert (f"calibration: gpt-4.1-mini's own count, factor {calibration['factor']:.4f} "
             "(the largest of 4 reported ratios") in text.stdout
     assert f"bounded at {calibration['limit']:,} offline tokens" in text.stdout
+
+
+def test_the_providers_count_includes_cached_tokens_once() -> None:
+    from lionagi_turns.integration._capture import reported_input
+
+    openai = {"usage": {"prompt_tokens": 900, "completion_tokens": 5,
+                        "prompt_tokens_details": {"cached_tokens": 600}}}
+    anthropic = {"usage": {"input_tokens": 40, "output_tokens": 5,
+                           "cache_read_input_tokens": 600, "cache_creation_input_tokens": 260}}
+    assert reported_input(openai) == 900  # prompt_tokens already holds the cached 600
+    assert reported_input(anthropic) == 900  # input_tokens does not: reads and writes added
+    assert reported_input({"usage": {"input_tokens": 70, "output_tokens": 5}}) == 70
+    assert reported_input({"usage": {"completion_tokens": 5}}) is None
+    assert reported_input({"choices": []}) is None
