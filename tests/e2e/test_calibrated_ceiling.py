@@ -253,6 +253,7 @@ def test_the_capture_record_and_the_span_carry_the_calibration_and_the_servers_c
         "offline", "reported", "reported"]
 
 
+@pytest.mark.slow  # a 4-round loop and three CLI subprocesses: ~5 s on 2 cores
 def test_lionagi_turns_compile_shows_the_calibration_the_branch_records(
     uninstalled: None, tmp_path: Any
 ) -> None:
