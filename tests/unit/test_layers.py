@@ -17,7 +17,7 @@ layer first; a module may import its own layer or a lower one:
  7. ``profiles`` (its ``__init__``, ``_registry``, ``_run``, ``seed``) below
     ``profiles.prompt_cache.*`` and ``profiles.amendment1.*``, siblings that never import each
     other except where Amendment 1 composes the prompt-cache layout
-    (``profiles.amendment1._cached``); above them the public path
+    (``profiles.composed``); above them the public path
     ``lionagi_turns.amendment1`` (a re-export of ``profiles.amendment1``)
  8. ``integration.*``, inside ``_originals, _warnings, _adapters, _handover, _unanswered,
     _react < _anthropic, _prepare_compat, _repair, _resume, _cache < _registry < _compile <

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from lionagi_turns.core.support import unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
+    from lionagi_turns.profiles.amendment1._calibration import Calibration
     from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
     from lionagi_turns.profiles.amendment1._compile import compile_chat_request
     from lionagi_turns.profiles.amendment1._contracts import (
@@ -51,6 +52,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
 __all__ = (
     "CEILING_KEY",
     "EXCLUSIONS_KEY",
+    "Calibration",
     "CompiledChatRequest",
     "CompiledMessage",
     "ContextBlock",

@@ -213,6 +213,24 @@ def render_ceiling(console: Console, record: JsonObject) -> None:
         if kept and typical is not None and left is not None
         else "  no turn kept, so no typical turn to size the next drop step by"
     ))
+    console.print(inert_text("  " + calibration_line(record.get("calibration"))))
+
+
+def calibration_line(calibration: object) -> str:
+    """The calibration in force, in words (a record without one: the offline measure)."""
+    if not isinstance(calibration, dict):
+        return "calibration: none recorded (the offline measure)"
+    bounded = (f"bounded at {number(calibration['limit'])} offline tokens (low-water "
+               f"{number(calibration['low_limit'])})")
+    if calibration["source"] == "reported":
+        ratios = calibration["ratios"]
+        model = calibration["model"] or "the model"
+        return (f"calibration: {model}'s own count, factor {calibration['factor']:.4f} (the "
+                f"largest of {count(len(ratios), 'reported ratio')}, "
+                f"{max(ratios):.4f}, plus a {calibration['margin']:.0%} margin); {bounded}")
+    margin = calibration["margin"]
+    kept = f", {margin:.0%} kept free" if margin else ""
+    return f"calibration: the offline measure (no usage reported yet{kept}); {bounded}"
 
 
 _BREAK_AFTER = frozenset(",:[{ ")

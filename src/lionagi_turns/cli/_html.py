@@ -28,6 +28,7 @@ import html
 import sys
 from collections.abc import Sequence
 
+from lionagi_turns.cli._amendment1 import calibration_line
 from lionagi_turns.cli._compile import text_of
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._sections import SECTION_NAMES, Measured, count_tokens, measure
@@ -235,8 +236,9 @@ def _ceiling(report: JsonObject) -> list[str]:
         f", typical {typical:,} tokens" if typical is not None else "")
     fit = (f"{left:,} more turn(s) of that size fit before the next drop step"
            if left is not None else "no kept turn to size the next step by")
+    calibration = calibration_line(record.get("calibration"))
     out.append(f'<ul class="ceiling"><li>{_e(point)}; {step}</li>'
-               f"<li>{_e(kept)}; {_e(fit)}</li></ul>")
+               f"<li>{_e(kept)}; {_e(fit)}</li><li>{_e(calibration)}</li></ul>")
     return out
 
 

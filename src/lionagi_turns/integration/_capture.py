@@ -9,7 +9,8 @@ Contract:
   completes that record when the call settles: the payload lionagi's endpoint built (the
   ``APICalling.payload`` it sent, never its headers), usage and outcome; then it hands every
   argument to lionagi's own ``emit_api_post_call`` unchanged. A failure to record is swallowed:
-  a capture never changes or fails a call.
+  a capture never changes or fails a call. Under a ceiling it also writes the provider's
+  count of the request into the instruction's ceiling record (``_calibrate.note_reported``).
 - ``capture()`` is a sync and async context manager yielding a list; each completed record of a
   call made in its context (and tasks started from it) is appended to every capture open there,
   so nested and concurrent captures each see their own calls. It raises ``IntegrationError``
@@ -31,6 +32,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.core.support import IntegrationError
+from lionagi_turns.integration._calibrate import note_reported
 from lionagi_turns.integration._capture_file import append
 from lionagi_turns.integration._capture_line import redacted
 from lionagi_turns.integration._capture_record import CallRecord
@@ -49,6 +51,7 @@ __all__ = (
     "emit_api_post_call",
     "last_request",
     "note_call",
+    "reported_input",
 )
 
 CAPTURE_OUTSIDE_INSTALL = (
@@ -119,6 +122,11 @@ async def emit_api_post_call(
     ):
         _pending.set(None)
         del _in_progress[number]
+        with contextlib.suppress(Exception):  # the provider's count, for the next compile
+            payload = getattr(api_call, "payload", None)
+            model = payload.get("model") if isinstance(payload, dict) else None
+            note_reported(record, reported_input(getattr(api_call, "response", None)),
+                          model if isinstance(model, str) else None)
         with contextlib.suppress(Exception):  # a capture never fails a call
             _complete(record, branch, imodel, api_call, error)
     await original(HOOKS, "emit_api_post_call")(
@@ -174,6 +182,21 @@ def usage_of(response: object) -> dict[str, int]:
         "output_tokens": usage.get("output_tokens", usage.get("completion_tokens")),
     }
     return {k: int(v) for k, v in found.items() if isinstance(v, int) and not isinstance(v, bool)}
+
+
+def reported_input(response: object) -> int | None:
+    """The input tokens an OpenAI-style or Anthropic response body reports for its request,
+    cache reads and writes included: an OpenAI-style ``prompt_tokens`` holds its cached
+    tokens; Anthropic's ``input_tokens`` does not, so its cache counts are added (None: no
+    input count)."""
+    raw = response.get("usage") if isinstance(response, dict) else None
+    found = usage_of(response)
+    if not isinstance(raw, dict) or "input_tokens" not in found:
+        return None
+    if "prompt_tokens" in raw:
+        return found["input_tokens"]
+    return sum(found.get(k, 0) for k in ("input_tokens", "cache_read_tokens",
+                                         "cache_write_tokens"))
 
 
 def finish_reasons(response: object) -> list[str]:

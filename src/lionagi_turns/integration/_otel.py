@@ -11,7 +11,10 @@ Contract:
   ``gen_ai.request.model``, ``gen_ai.usage.*`` including the cache read and creation tokens,
   ``gen_ai.response.finish_reasons``, ``error.type`` and an error status on a failed call)
   and this package's own (``lionagi_turns.*``: the profile, the messages, the records left
-  out, the ceiling record with its per-section tokens, the cache segments and marks).
+  out, the ceiling record with its per-section tokens and the calibration in force
+  (``lionagi_turns.ceiling.calibration.*``: source, factor, margin, model, limit, low_limit)
+  with the provider's count of the request (``lionagi_turns.ceiling.reported_input``), the
+  cache segments and marks).
 - Message content (``gen_ai.input.messages``, the payload's messages as JSON) is recorded only
   when ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` is ``true``.
 - It reads the record only: tracing never changes what is sent. It never raises.
@@ -98,6 +101,13 @@ def _ceiling(ceiling: dict[str, Any] | None) -> dict[str, Any]:
     for section, tokens in (ceiling.get("sections") or {}).items():
         if isinstance(tokens, int):
             out[f"lionagi_turns.sections.{section}.tokens"] = tokens
+    calibration = ceiling.get("calibration")
+    for key, value in (calibration.items() if isinstance(calibration, dict) else ()):
+        if isinstance(value, int | float | str) and not isinstance(value, bool):
+            out[f"lionagi_turns.ceiling.calibration.{key}"] = value
+    reported = ceiling.get("reported")
+    if isinstance(reported, dict) and isinstance(reported.get("input"), int):
+        out["lionagi_turns.ceiling.reported_input"] = reported["input"]
     return out
 
 

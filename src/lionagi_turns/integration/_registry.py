@@ -16,7 +16,7 @@ What composes, and what is refused:
 - The installed profile composes with the prompt-cache layout: on an endpoint that places the
   prompt cache, ``"default"`` compiles through the layout alone (``compile_for_prompt_cache``)
   and ``"amendment1"`` through its bounds laid out by the layout
-  (``profiles/amendment1/_cached.py``). Each profile's ``compile_cached`` is that composition.
+  (``profiles/composed.py``, the stages ``(Amendment1, PromptCache)``).
 - ``install(profile="prompt-cache")`` is refused (``ValueError``, naming the installable
   profiles): the layout belongs to the endpoint, not to the process.
 - An unknown name is refused (``ValueError`` naming the valid ones); so are settings a profile

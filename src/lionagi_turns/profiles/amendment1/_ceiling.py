@@ -23,6 +23,8 @@ Contract (``InputCeiling(tokens, low_water)``; measures are the profile's, ``Met
   same on every request.
 - ``low_water == tokens`` is Amendment 1's bound as the ADR states it: each request drops
   exactly what does not fit.
+- ``calibration``: the measure bounded is the offline one times the factor the branch's
+  reported usage calibrated (``_calibration``; ``Stepper.limit``/``low_limit`` above).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from lionagi_turns.core.history import (
     branch_system,
 )
 from lionagi_turns.core.render import ShownSections
+from lionagi_turns.profiles.amendment1 import _calibration as _calibration
 from lionagi_turns.profiles.amendment1._contracts import SectionBudgets
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
@@ -72,8 +75,10 @@ class InputCeiling:
 
     tokens: int
     low_water: int | None = None
+    calibration: _calibration.Calibration | None = _calibration.DEFAULT
 
     def __post_init__(self) -> None:
+        _calibration.check_policy(self.calibration)
         if not isinstance(self.tokens, int) or isinstance(self.tokens, bool):
             raise TypeError(f"InputCeiling.tokens must be an int of tokens, got {self.tokens!r}")
         if self.tokens <= 0:
@@ -186,6 +191,15 @@ class Stepper:
     sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
     # the view's newer ceiling records this compile did not obey (``read_first_kept``)
     ignored: tuple[IgnoredCeilingRecord, ...] = ()
+    calibration: _calibration.InForce = _calibration.OFFLINE
+
+    @property
+    def limit(self) -> int:  # the ceiling in the offline measure, as calibrated
+        return self.calibration.limit(self.ceiling.tokens)
+
+    @property
+    def low_limit(self) -> int:  # the low-water mark so, never above ``limit``
+        return min(self.limit, self.calibration.limit(self.ceiling.low))
 
     def __call__(
         self, projected: Projection, groups: Sequence[Sequence[Turn]], sizes: Sequence[int]
@@ -202,10 +216,10 @@ class Stepper:
                                zip(group, sizes[end : end + len(group)], strict=True)))
             end += len(group)
         fixed = self.fixed + self.pending
-        self.room = max(0, self.ceiling.tokens - fixed)
+        self.room = max(0, self.limit - fixed)
         # a drop step also puts the history marker (one line) at the head of the history
         mark = self.meter.text(marker("history", 10**6, "truncated")) + join
-        low = max(0, self.ceiling.low - fixed - mark)
+        low = max(0, self.low_limit - fixed - mark)
         ids = [_group_id(g) for g in groups]
         prev = ids.index(self.previous) if self.previous in ids else 0
         tail = [*accumulate(reversed(weights))][::-1]
@@ -253,10 +267,10 @@ class Stepper:
     def record(self) -> dict[str, object]:
         """What the compiled instruction carries (``CEILING_KEY``): the first kept turn,
         whether this request was a drop step, the ceiling, the request by the profile's
-        measure in all and per section, and how many more turns of the kept turns' mean size
-        fit before the next drop step."""
+        measure in all and per section, how many more turns of the kept turns' mean size
+        fit before the next drop step, and the calibration in force."""
         typical = round(sum(self.kept) / len(self.kept)) if self.kept else None
-        free = self.ceiling.tokens - self.used
+        free = self.limit - self.used
         return {
             "first": self.first,
             "stepped": self.stepped,
@@ -267,6 +281,7 @@ class Stepper:
             "kept_turns": len(self.kept),
             "typical_turn": typical,
             "turns_before_next_step": free // typical if typical else None,
+            "calibration": self.calibration.record(self.ceiling.tokens, self.ceiling.low),
         }
 
     @property
@@ -345,14 +360,11 @@ def plan_ceiling(
     budgets: SectionBudgets,
     meter: Meter,
     ceiling: InputCeiling,
-    layout: Layout | None = None,
-    ids: Sequence[UUID] | None = None,
+    layout: Layout,
+    ids: Sequence[UUID],
 ) -> tuple[SectionBudgets, Stepper]:
-    """The section budgets ``ceiling`` maps to for ``request`` and the history rule (module
-    contract); measures the system and the instruction (with the request's call options).
-    ``ids``: the compile's view (None: selected from ``request``)."""
-    layout = layout or Layout()
-    from lionagi_turns.core.history import select_ids
+    """The section budgets ``ceiling`` maps to for ``request`` (whose view is ``ids``) and the
+    history rule (module contract); measures the system and the instruction."""
     from lionagi_turns.core.render import CallOptions, render_view
 
     system = branch_system(branch)
@@ -363,10 +375,11 @@ def plan_ceiling(
         or CallOptions(request.tool_schemas, request.response_format, request.structure),
     )
     instruction = meter.content(own)
-    if ids is None:
-        ids = select_ids(branch, request.progression)
     pending = trailing_results(branch, ids, meter)
-    mapped = ceiling_budgets(ceiling, budgets, system_size, instruction + pending + layout.extra)
+    calibration = _calibration.read_calibration(branch, ids, CEILING_KEY, ceiling.calibration)
+    limit = calibration.limit(ceiling.tokens)
+    shown = ceiling if limit in (0, ceiling.tokens) else InputCeiling(limit)
+    mapped = ceiling_budgets(shown, budgets, system_size, instruction + pending + layout.extra)
     previous, ignored = read_first_kept(branch, ids, ceiling)
     stepper = Stepper(
         ceiling=ceiling,
@@ -377,6 +390,7 @@ def plan_ceiling(
         instruction=request.instruction,
         sent=layout.sent,
         parts={"system": system_size, "instruction": instruction + layout.extra},
+        calibration=calibration,
     )
     return mapped, stepper
 

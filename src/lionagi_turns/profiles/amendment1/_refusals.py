@@ -99,9 +99,9 @@ def section_refusals(
             refusals.append(("instruction", used, budgets.instruction, note(
                 "instruction", "shorten the instruction, its guidance or its call options",
                 ceiling)))
-    if not refusals and stepper is not None and stepper.used > stepper.ceiling.tokens:
+    if not refusals and stepper is not None and stepper.used > stepper.limit:
         refusals.append(("tool_results", stepper.pending,
-                         max(0, stepper.ceiling.tokens - stepper.fixed), CURRENT_ROUND_NOTE))
+                         max(0, stepper.limit - stepper.fixed), CURRENT_ROUND_NOTE))
     return refusals
 
 
