@@ -17,6 +17,7 @@ from lionagi_turns.core.support import unsupported_lionagi, unsupported_module
 if TYPE_CHECKING or unsupported_lionagi() is None:
     from lionagi_turns.profiles.amendment1._cached import compile_for_prompt_cache
     from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
+    from lionagi_turns.profiles.amendment1._clearing import ToolResultClearing
     from lionagi_turns.profiles.amendment1._compile import compile_chat_request
     from lionagi_turns.profiles.amendment1._contracts import (
         CompiledChatRequest,
@@ -62,6 +63,7 @@ __all__ = (
     "SectionBudgetRefused",
     "SectionBudgets",
     "SkipReading",
+    "ToolResultClearing",
     "TurnRequest",
     "UndeterminedSkip",
     "ViewExclusions",

@@ -1,0 +1,130 @@
+"""The ceiling's two tiers, in order: clear old tool results (tier 1, ``_clearing``), then drop
+whole oldest turns (tier 2) only when clearing cannot bring the request to the low-water mark.
+
+Contract (``tiered_start``, called by ``_ceiling.Stepper`` when its ceiling clears results):
+
+- A whole turn weighs its history size plus its tool_results entry as sent: with its cleared
+  results as placeholders and the entry's ``cleared`` marker line.
+- The branch's last compile recorded a first kept turn and a cleared set. While the turns
+  from that first kept turn, with the recorded results still clearable cleared, fit the
+  ceiling's room, both stay: the same request prefix until the next step.
+- Otherwise a step: the oldest clearable results of the kept turns are cleared, one at a time,
+  until the request is at or under the low-water mark and the step cleared at least
+  ``clear_at_least`` tokens (or nothing is left to clear). When every clearable result is
+  cleared and the request is still over the low-water mark, the oldest whole turns are dropped
+  until the rest fits it, as the ceiling does without clearing.
+- The cleared set returned (id -> tokens of the whole result, in view order) holds only
+  results of kept turns; a dropped turn's results are ``truncated`` with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from lionagi_turns.core.history import InstructionTurn, Turn
+from lionagi_turns.profiles.amendment1._clearing import (
+    Candidate,
+    ToolResultClearing,
+    clearable,
+    cleared_entry,
+    clearing_candidates,
+)
+from lionagi_turns.profiles.amendment1._entries import rendered_pairs, results_section
+from lionagi_turns.profiles.amendment1._meter import Meter
+from lionagi_turns.profiles.amendment1._sections import result_entry
+
+__all__ = ("Levels", "tiered_start")
+
+
+@dataclass(frozen=True, slots=True)
+class Levels:
+    """What the stepper measured: the fixed part with the current round's results
+    (``fixed``), the room the history has under the ceiling, the low-water mark, the results
+    the branch's last compile cleared."""
+
+    fixed: int
+    room: int
+    low: int
+    previous: Collection[str]
+
+
+def tiered_start(
+    meter: Meter,
+    option: ToolResultClearing,
+    levels: Levels,
+    groups: Sequence[Sequence[Turn]],
+    sizes: Sequence[int],
+    at: tuple[int, int],
+) -> tuple[int, list[int], dict[str, int], bool]:
+    """(the first kept group, each group's weight, the cleared set, whether this is a step)
+    under the module contract; ``at``: the recorded first kept group and what the history
+    marker weighs."""
+    prev, mark = at
+    join = meter.text("\n\n")
+    spans = _spans(groups, sizes)
+    candidates = clearable(clearing_candidates(groups), option)
+    tokens = {c.id: meter.text(result_entry(c.result)) for c in candidates}
+    cleared = {c.id: tokens[c.id] for c in candidates
+               if c.group >= prev and c.id in levels.previous}
+    weights = [_weight(meter, g, s, cleared, join) for g, s in zip(groups, spans, strict=True)]
+
+    def request(start: int) -> int:
+        return sum(weights[start:]) + (mark if start else 0)
+
+    if request(prev) <= levels.room:
+        return prev, weights, _in_view_order(candidates, cleared, prev), False
+    target = levels.low - levels.fixed
+    saved = 0
+    for c in _fresh(candidates, cleared, prev):
+        if request(prev) <= target and saved >= option.clear_at_least:
+            break
+        before = weights[c.group]
+        cleared[c.id] = tokens[c.id]
+        weights[c.group] = _weight(meter, groups[c.group], spans[c.group], cleared, join)
+        saved += before - weights[c.group]
+    start = prev
+    if request(prev) > target:
+        low = max(0, target - mark)
+        start = next(s for s in range(prev, len(groups) + 1) if sum(weights[s:]) <= low)
+    return start, weights, _in_view_order(candidates, cleared, start), True
+
+
+def _spans(groups: Sequence[Sequence[Turn]], sizes: Sequence[int]) -> list[Sequence[int]]:
+    """Each group's turns' history sizes."""
+    out: list[Sequence[int]] = []
+    end = 0
+    for group in groups:
+        out.append(sizes[end : end + len(group)])
+        end += len(group)
+    return out
+
+
+def _fresh(candidates: Sequence[Candidate], cleared: dict[str, int], prev: int) -> list[Candidate]:
+    return [c for c in candidates if c.group >= prev and c.id not in cleared]
+
+
+def _in_view_order(
+    candidates: Sequence[Candidate], cleared: dict[str, int], start: int
+) -> dict[str, int]:
+    return {c.id: cleared[c.id] for c in candidates if c.group >= start and c.id in cleared}
+
+
+def _weight(
+    meter: Meter,
+    group: Sequence[Turn],
+    sizes: Sequence[int],
+    cleared: dict[str, int],
+    join: int,
+) -> int:
+    """A whole turn's share of the request: each turn's history size and join, and each
+    instruction's entry as sent (its cleared results as placeholders, its marker) and join."""
+    total = 0
+    for turn, size in zip(group, sizes, strict=True):
+        total += size + join
+        if isinstance(turn, InstructionTurn) and turn.results:
+            pairs = rendered_pairs(turn.message, turn.results, turn.sources)
+            if pairs:
+                entry = cleared_entry(pairs, cleared)
+                total += meter.text(results_section(entry, ())) + join
+    return total
