@@ -10,7 +10,8 @@ Contract (``tiered_start``, called by ``_ceiling.Stepper`` when its ceiling clea
   ceiling's room, both stay: the same request prefix until the next step.
 - Otherwise a step: the oldest clearable results of the kept turns are cleared, one at a time,
   until the request is at or under the low-water mark and the step cleared at least
-  ``clear_at_least`` tokens (or nothing is left to clear). When every clearable result is
+  ``clear_at_least`` tokens (or nothing is left to clear); a result its placeholder (with the
+  entry's marker) would not shorten stays whole. When every clearable result is
   cleared and the request is still over the low-water mark, the oldest whole turns are dropped
   until the rest fits it, as the ceiling does without clearing.
 - The cleared set returned (id -> tokens of the whole result, in view order) holds only
@@ -81,8 +82,12 @@ def tiered_start(
             break
         before = weights[c.group]
         cleared[c.id] = tokens[c.id]
-        weights[c.group] = _weight(meter, groups[c.group], spans[c.group], cleared, join)
-        saved += before - weights[c.group]
+        after = _weight(meter, groups[c.group], spans[c.group], cleared, join)
+        if after >= before:  # its placeholder would not shorten it: it stays whole
+            del cleared[c.id]
+            continue
+        weights[c.group] = after
+        saved += before - after
     start = prev
     if request(prev) > target:
         low = max(0, target - mark)
