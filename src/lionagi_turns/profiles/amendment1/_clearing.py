@@ -22,7 +22,8 @@ Contract (``ToolResultClearing(keep, exclude_tools, clear_at_least)``, ``InputCe
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from lionagi_turns.core.history import InstructionTurn, Turn
@@ -34,6 +35,7 @@ from lionagi_turns.profiles.amendment1._sections import marker_lines
 __all__ = (
     "Candidate",
     "ToolResultClearing",
+    "UnknownToolWarning",
     "clear_outputs",
     "clearable",
     "cleared_entry",
@@ -41,6 +43,7 @@ __all__ = (
     "clearing_candidates",
     "clearing_option",
     "placeholder_text",
+    "warn_unknown_tools",
 )
 
 
@@ -173,3 +176,25 @@ def clear_outputs(out: Sequence[Turn], cleared: Mapping[str, int]) -> tuple[Turn
 def cleared_left(cleared: Mapping[str, int]) -> tuple[LeftOut, ...]:
     """The tool_results section's ``cleared`` entries, in ``cleared``'s (view) order."""
     return tuple(LeftOut(key, "cleared", tokens) for key, tokens in cleared.items())
+
+
+class UnknownToolWarning(UserWarning):
+    """``exclude_tools`` names a tool the branch has not registered (a typo excludes
+    nothing)."""
+
+
+def warn_unknown_tools(option: ToolResultClearing | None, registered: Iterable[str]) -> None:
+    """One warning naming the excluded tools that are not among ``registered`` and the
+    registered ones; nothing is changed, the call proceeds."""
+    if option is None or not option.exclude_tools:
+        return
+    names = sorted(registered)
+    unknown = [t for t in option.exclude_tools if t not in names]
+    if unknown:
+        warnings.warn(
+            f"ToolResultClearing.exclude_tools names {', '.join(map(repr, unknown))}, which "
+            f"the branch has not registered (registered: {', '.join(names) or 'none'}); their "
+            "results would be cleared like any other; fix the name",
+            UnknownToolWarning,
+            stacklevel=3,
+        )
