@@ -14,9 +14,13 @@ from lionagi import Branch, iModel
 from pydantic import BaseModel
 
 import lionagi_turns
-from lionagi_turns.amendment1 import CEILING_KEY, InputCeiling, ToolResultClearing
+from lionagi_turns import prompt_cache_account
+from lionagi_turns.amendment1 import CEILING_KEY, InputCeiling, ToolResultClearing, TurnRequest
+from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.core.measure import count_tokens
+from lionagi_turns.profiles.amendment1._cached import compile_cached_amended
 from lionagi_turns.profiles.amendment1._clearing import UnknownToolWarning
+from lionagi_turns.profiles.prompt_cache.simulator import prefix_pairs
 
 from .anthropic_server import AnthropicServer
 
@@ -111,3 +115,61 @@ def test_an_unknown_tool_to_exclude_warns_naming_the_registered_tools(uninstalle
         bodies, _ = run(InputCeiling(CEILING, low_water=LOW_WATER, clear_tool_results=clearing),
                         2)
     assert len(bodies) == 2  # the calls proceed
+
+
+# ------------------------------------------------------------------ the prompt-cache layout
+
+
+def cached_model(server: AnthropicServer) -> Any:
+    return iModel(provider="anthropic", model="claude-sonnet-4-5", api_key="x",
+                  base_url=server.base_url, requires_tokens=False, allow_local_network=True,
+                  prompt_caching=True)
+
+
+def cached_round(server: AnthropicServer, branch: Branch, i: int) -> None:
+    server.script(step(i))
+    asyncio.run(branch.operate(instruction=f"round {i}", response_format=Step, actions=True))
+
+
+def ceiling_records(branch: Branch) -> list[dict[str, Any]]:
+    return [m.metadata[CEILING_KEY] for m in branch.messages if type(m).__name__ == "Instruction"]
+
+
+def test_in_the_prompt_cache_layout_a_clearing_step_is_one_counted_rewrite(
+    uninstalled: None,
+) -> None:
+    ceiling = InputCeiling(CEILING, low_water=LOW_WATER,
+                           clear_tool_results=ToolResultClearing(keep=1))
+    with AnthropicServer() as server:
+        lionagi_turns.install(profile="amendment1", ceiling=ceiling)
+        try:
+            branch = Branch(system=SYSTEM, chat_model=cached_model(server), tools=[check_stock])
+            for i in range(14):
+                cached_round(server, branch, i)
+            bodies = server.bodies()
+            saved = json.loads(json.dumps(branch.to_dict(), default=str))
+            reloaded = parse_branch(saved).branch
+            reloaded.chat_model = cached_model(server)
+            reloaded.register_tools([check_stock])
+            cached_round(server, branch, 14)
+            cached_round(server, reloaded, 14)
+            here, there = server.bodies()[-2:]
+        finally:
+            lionagi_turns.uninstall()
+    records = ceiling_records(branch)[:14]
+    steps = [r["stepped"] for r in records]
+    assert max(sum(map(count_tokens, texts(b))) for b in bodies) <= CEILING
+    assert any(r["cleared"] for r in records) and sum(steps) >= 2
+    assert [p.ok for p in prefix_pairs(bodies)] == [not s for s in steps[1:]]
+    account = prompt_cache_account(branch)
+    assert account.history_rewrites == sum(ceiling_records(branch)[i]["stepped"]
+                                           for i in range(15))
+    assert account.segment_changes == 0
+    # nothing the compile read was passed over: a cleared turn is sent in its durable view
+    ins = branch.msgs.create_instruction(instruction="next")
+    _, _, result = compile_cached_amended(branch, TurnRequest(instruction=ins),
+                                          list(branch.acts.schema_list), ceiling=ceiling)
+    assert result.ignored == ()
+    # a reloaded branch continues identically: the same body, the same cleared set
+    assert there == here
+    assert ceiling_records(reloaded)[-1] == ceiling_records(branch)[-1]

@@ -173,7 +173,8 @@ class Stepper:
         if clearing is not None:
             from lionagi_turns.profiles.amendment1._tiers import Levels, tiered_start
 
-            levels = Levels(fixed, self.room, self.ceiling.low, self.previous_cleared)
+            levels = Levels(fixed, self.room, self.ceiling.low, self.previous_cleared,
+                            self.sent)
             start, weights, self.cleared, self.stepped = tiered_start(
                 self.meter, clearing, levels, groups, sizes, (prev, mark))
         else:
@@ -357,11 +358,6 @@ def plan_ceiling(
     ids = select_ids(branch, request.progression)
     pending = trailing_results(branch, ids, meter)
     mapped = ceiling_budgets(ceiling, budgets, system_size, instruction + pending + layout.extra)
-    if ceiling.clearing is not None and layout.sent is not None:
-        raise ValueError(
-            "InputCeiling.clear_tool_results is not supported in the prompt-cache layout yet "
-            "(its history is sent as recorded); pass clear_tool_results=None for this endpoint"
-        )
     record, ignored = read_record(branch, ids, ceiling)
     previous = None if record is None else record.get("first")
     cleared = () if record is None else record.get("cleared")

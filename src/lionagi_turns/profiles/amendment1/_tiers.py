@@ -20,7 +20,7 @@ Contract (``tiered_start``, called by ``_ceiling.Stepper`` when its ceiling clea
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
 from lionagi_turns.core.history import InstructionTurn, Turn
@@ -42,12 +42,14 @@ __all__ = ("Levels", "tiered_start")
 class Levels:
     """What the stepper measured: the fixed part with the current round's results
     (``fixed``), the room the history has under the ceiling, the low-water mark, the results
-    the branch's last compile cleared."""
+    the branch's last compile cleared; ``sent``: a historical instruction's size as its layout
+    sent it, results in (None: unknown, or Amendment 1's own rendering)."""
 
     fixed: int
     room: int
     low: int
     previous: Collection[str]
+    sent: Callable[[InstructionTurn], int | None] | None = None
 
 
 def tiered_start(
@@ -68,7 +70,8 @@ def tiered_start(
     tokens = {c.id: meter.text(result_entry(c.result)) for c in candidates}
     cleared = {c.id: tokens[c.id] for c in candidates
                if c.group >= prev and c.id in levels.previous}
-    weights = [_weight(meter, g, s, cleared, join) for g, s in zip(groups, spans, strict=True)]
+    weights = [_weight(meter, levels.sent, g, s, cleared, join)
+               for g, s in zip(groups, spans, strict=True)]
 
     def request(start: int) -> int:
         return sum(weights[start:]) + (mark if start else 0)
@@ -82,7 +85,7 @@ def tiered_start(
             break
         before = weights[c.group]
         cleared[c.id] = tokens[c.id]
-        after = _weight(meter, groups[c.group], spans[c.group], cleared, join)
+        after = _weight(meter, levels.sent, groups[c.group], spans[c.group], cleared, join)
         if after >= before:  # its placeholder would not shorten it: it stays whole
             del cleared[c.id]
             continue
@@ -117,19 +120,31 @@ def _in_view_order(
 
 def _weight(
     meter: Meter,
+    sent: Callable[[InstructionTurn], int | None] | None,
     group: Sequence[Turn],
     sizes: Sequence[int],
     cleared: dict[str, int],
     join: int,
 ) -> int:
-    """A whole turn's share of the request: each turn's history size and join, and each
-    instruction's entry as sent (its cleared results as placeholders, its marker) and join."""
+    """A whole turn's share of the request: an instruction none of whose results is cleared
+    as its layout sent it when ``sent`` knows it; else each turn's history size and join, and
+    each instruction's entry (its cleared results as placeholders, its marker) and join. (A
+    layout that sends history as recorded sends an instruction with cleared results in its
+    durable rendering: its record's basis no longer matches it.)"""
     total = 0
     for turn, size in zip(group, sizes, strict=True):
+        if not isinstance(turn, InstructionTurn) or not turn.results:
+            known = sent(turn) if sent is not None and isinstance(turn, InstructionTurn) else None
+            total += (size if known is None else known) + join
+            continue
+        pairs = rendered_pairs(turn.message, turn.results, turn.sources)
+        touched = any(str(source.id) in cleared for _, source in pairs)
+        known = sent(turn) if sent is not None and not touched else None
+        if known is not None:
+            total += known + join
+            continue
         total += size + join
-        if isinstance(turn, InstructionTurn) and turn.results:
-            pairs = rendered_pairs(turn.message, turn.results, turn.sources)
-            if pairs:
-                entry = cleared_entry(pairs, cleared)
-                total += meter.text(results_section(entry, ())) + join
+        if pairs:
+            entry = cleared_entry(pairs, cleared)
+            total += meter.text(results_section(entry, ())) + join
     return total
