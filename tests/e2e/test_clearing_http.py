@@ -15,11 +15,16 @@ from pydantic import BaseModel
 
 import lionagi_turns
 from lionagi_turns import prompt_cache_account
-from lionagi_turns.amendment1 import CEILING_KEY, InputCeiling, ToolResultClearing, TurnRequest
+from lionagi_turns.amendment1 import (
+    CEILING_KEY,
+    InputCeiling,
+    ToolResultClearing,
+    TurnRequest,
+    UnknownToolWarning,
+)
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.core.measure import count_tokens
 from lionagi_turns.profiles.amendment1._cached import compile_cached_amended
-from lionagi_turns.profiles.amendment1._clearing import UnknownToolWarning
 from lionagi_turns.profiles.prompt_cache.simulator import prefix_pairs
 
 from .anthropic_server import AnthropicServer
