@@ -5,6 +5,7 @@ them; without ``--clear-results`` the report is the ceiling's as before."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -73,3 +74,14 @@ def test_bad_clearing_values_exit_2_naming_them(
     code, _, err = _run(capsys, "compile", saved, "--profile", "amendment1", *argv)
     assert code == 2
     assert named in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_html_page_says_how_many_results_are_cleared(
+    capsys: pytest.CaptureFixture[str], saved: str
+) -> None:
+    code, out, _ = _run(capsys, "compile", saved, *ARGS, "--clear-results", "1",
+                        "--format", "html")
+    assert code == 0
+    assert re.search(r"<li>\d+ older tool result\(s\) cleared, [\d,]+ tokens", out)
+    # each cleared result in the tool_results row: its id, why, its size
+    assert re.search(r'<li class="left">[0-9a-f-]{36}: cleared \([\d,]+ tokens\)</li>', out)

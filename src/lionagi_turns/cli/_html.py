@@ -235,8 +235,11 @@ def _ceiling(report: JsonObject) -> list[str]:
         f", typical {typical:,} tokens" if typical is not None else "")
     fit = (f"{left:,} more turn(s) of that size fit before the next drop step"
            if left is not None else "no kept turn to size the next step by")
+    cleared = (f"<li>{len(record['cleared']):,} older tool result(s) cleared, "
+               f"{record['cleared_tokens']:,} tokens (listed as cleared)</li>"
+               if "cleared" in record else "")
     out.append(f'<ul class="ceiling"><li>{_e(point)}; {step}</li>'
-               f"<li>{_e(kept)}; {_e(fit)}</li></ul>")
+               f"<li>{_e(kept)}; {_e(fit)}</li>{cleared}</ul>")
     return out
 
 
