@@ -43,6 +43,7 @@ __all__ = (
     "clearing_candidates",
     "clearing_option",
     "placeholder_text",
+    "turn_pairs",
     "warn_unknown_tools",
 )
 
@@ -118,17 +119,19 @@ class Candidate:
     result: Result
 
 
-def clearing_candidates(groups: Sequence[Sequence[Turn]]) -> list[Candidate]:
-    """Every rendered result of the groups' instruction entries, in view order."""
-    out: list[Candidate] = []
-    for g, group in enumerate(groups):
-        for t, turn in enumerate(group):
-            if isinstance(turn, InstructionTurn) and turn.results:
-                pairs = rendered_pairs(turn.message, turn.results, turn.sources)
-                out.extend(
-                    Candidate(g, t, str(s.id), str(r.get("function")), r) for r, s in pairs
-                )
-    return out
+def turn_pairs(groups: Sequence[Sequence[Turn]]) -> list[list[tuple[Pair, ...]]]:
+    """Each turn's rendered results with their sources (empty for an assistant run)."""
+    return [[rendered_pairs(t.message, t.results, t.sources)
+             if isinstance(t, InstructionTurn) and t.results else () for t in group]
+            for group in groups]
+
+
+def clearing_candidates(pairs: Sequence[Sequence[Sequence[Pair]]]) -> list[Candidate]:
+    """Every rendered result of the groups' instruction entries (``turn_pairs``), in view
+    order."""
+    return [Candidate(g, t, str(s.id), str(r.get("function")), r)
+            for g, group in enumerate(pairs) for t, entry in enumerate(group)
+            for r, s in entry]
 
 
 def clearable(candidates: Sequence[Candidate], option: ToolResultClearing) -> list[Candidate]:

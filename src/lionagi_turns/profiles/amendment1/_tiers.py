@@ -30,10 +30,11 @@ from lionagi_turns.profiles.amendment1._clearing import (
     clearable,
     cleared_entry,
     clearing_candidates,
+    turn_pairs,
 )
-from lionagi_turns.profiles.amendment1._entries import rendered_pairs, results_section
+from lionagi_turns.profiles.amendment1._entries import Pair, results_section
 from lionagi_turns.profiles.amendment1._meter import Meter
-from lionagi_turns.profiles.amendment1._sections import result_entry
+from lionagi_turns.profiles.amendment1._sections import result_entry, tool_results_block
 
 __all__ = ("Levels", "tiered_start")
 
@@ -66,12 +67,12 @@ def tiered_start(
     prev, mark = at
     join = meter.text("\n\n")
     spans = _spans(groups, sizes)
-    candidates = clearable(clearing_candidates(groups), option)
-    tokens = {c.id: meter.text(result_entry(c.result)) for c in candidates}
-    cleared = {c.id: tokens[c.id] for c in candidates
+    pairs = turn_pairs(groups)
+    candidates = clearable(clearing_candidates(pairs), option)
+    cleared = {c.id: meter.text(result_entry(c.result)) for c in candidates
                if c.group >= prev and c.id in levels.previous}
-    weights = [_weight(meter, levels.sent, g, s, cleared, join)
-               for g, s in zip(groups, spans, strict=True)]
+    weights = [_weight(meter, levels.sent, g, s, p, cleared, join)
+               for g, s, p in zip(groups, spans, pairs, strict=True)]
 
     def request(start: int) -> int:
         return sum(weights[start:]) + (mark if start else 0)
@@ -84,8 +85,9 @@ def tiered_start(
         if request(prev) <= target and saved >= option.clear_at_least:
             break
         before = weights[c.group]
-        cleared[c.id] = tokens[c.id]
-        after = _weight(meter, levels.sent, groups[c.group], spans[c.group], cleared, join)
+        cleared[c.id] = meter.text(result_entry(c.result))
+        after = _weight(meter, levels.sent, groups[c.group], spans[c.group], pairs[c.group],
+                        cleared, join)
         if after >= before:  # its placeholder would not shorten it: it stays whole
             del cleared[c.id]
             continue
@@ -123,6 +125,7 @@ def _weight(
     sent: Callable[[InstructionTurn], int | None] | None,
     group: Sequence[Turn],
     sizes: Sequence[int],
+    pairs: Sequence[Sequence[Pair]],
     cleared: dict[str, int],
     join: int,
 ) -> int:
@@ -132,19 +135,16 @@ def _weight(
     layout that sends history as recorded sends an instruction with cleared results in its
     durable rendering: its record's basis no longer matches it.)"""
     total = 0
-    for turn, size in zip(group, sizes, strict=True):
-        if not isinstance(turn, InstructionTurn) or not turn.results:
-            known = sent(turn) if sent is not None and isinstance(turn, InstructionTurn) else None
-            total += (size if known is None else known) + join
-            continue
-        pairs = rendered_pairs(turn.message, turn.results, turn.sources)
-        touched = any(str(source.id) in cleared for _, source in pairs)
-        known = sent(turn) if sent is not None and not touched else None
+    for turn, size, entry in zip(group, sizes, pairs, strict=True):
+        touched = bool(cleared) and any(str(source.id) in cleared for _, source in entry)
+        known = (sent(turn) if sent is not None and isinstance(turn, InstructionTurn)
+                 and not touched else None)
         if known is not None:
             total += known + join
             continue
         total += size + join
-        if pairs:
-            entry = cleared_entry(pairs, cleared)
-            total += meter.text(results_section(entry, ())) + join
+        if touched:
+            total += meter.text(results_section(cleared_entry(entry, cleared), ())) + join
+        elif entry:
+            total += meter.text(tool_results_block([r for r, _ in entry])) + join
     return total
