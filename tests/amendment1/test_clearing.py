@@ -221,3 +221,22 @@ def test_a_reloaded_branch_continues_the_same_cleared_set() -> None:
     assert there.messages == here.messages
     assert record(there) == record(here)
     assert section(there, "tool_results") == section(here, "tool_results")
+
+
+def test_the_fast_path_changes_nothing_a_clearing_ceiling_sends() -> None:
+    from lionagi_turns import no_fast_path
+
+    ceiling = InputCeiling(8000, low_water=5000, clear_tool_results=ToolResultClearing(keep=1))
+    b = branch(system=SYSTEM)
+    loop(b, 14, ceiling)
+    ins = b.msgs.create_instruction(instruction="next")
+
+    def sent() -> tuple[Any, ...]:
+        c = compile_chat_request(b, TurnRequest(instruction=ins), measure=chars, ceiling=ceiling)
+        return c.messages, c.bounds, record(c)
+
+    warm = [sent() for _ in range(2)]
+    with no_fast_path():
+        cold = sent()
+    assert warm[0] == warm[1] == cold
+    assert warm[0][2]["cleared"]
