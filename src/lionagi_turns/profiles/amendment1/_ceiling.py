@@ -57,6 +57,7 @@ from lionagi_turns.profiles.amendment1._clearing import ToolResultClearing, clea
 from lionagi_turns.profiles.amendment1._contracts import SectionBudgets, TurnRequest
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
+from lionagi_turns.profiles.amendment1._tiers import Levels, tiered_start
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -171,8 +172,6 @@ class Stepper:
         prev = ids.index(self.previous) if self.previous in ids else 0
         clearing = self.ceiling.clearing
         if clearing is not None:
-            from lionagi_turns.profiles.amendment1._tiers import Levels, tiered_start
-
             levels = Levels(fixed, self.room, self.ceiling.low, self.previous_cleared,
                             self.sent)
             start, weights, self.cleared, self.stepped = tiered_start(
