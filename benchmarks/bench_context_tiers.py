@@ -3,7 +3,7 @@
 Run from the repository root, in the project's virtualenv::
 
     python benchmarks/bench_context_tiers.py               # prints the table (150 rounds)
-    python benchmarks/bench_context_tiers.py --rounds 40   # a shorter loop
+    python benchmarks/bench_context_tiers.py --rounds 12 --ceiling-round 6   # smoke (tests)
 
 The loop: a Branch with the system message of ``bench_bounded_cache`` and one registered tool,
 ``--rounds`` ``operate(actions=True)`` rounds over HTTP to the fake Anthropic Messages server
@@ -143,16 +143,19 @@ def run(row: str, rounds: int, ceiling: int) -> Row:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--ceiling-round", type=int, default=CEILING_ROUND,
+                        help="the round whose unbounded request sets the ceiling")
     args = parser.parse_args(argv)
     logging.disable(logging.INFO)
     plain = run("lionagi alone", args.rounds, 1)
-    ceiling = request_tokens(plain.bodies[min(CEILING_ROUND, args.rounds - 1)])
+    at = min(args.ceiling_round, args.rounds - 1)
+    ceiling = request_tokens(plain.bodies[at])
     rows = [Row(plain.row, plain.bodies, plain.cost, ceiling),
             *(run(r, args.rounds, ceiling) for r in ROWS[1:])]
     head = ["row", "over ceiling", "peak/ceiling", "cost/uncached", "prefix kept",
             "facts kept", "turns kept"]
     print(f"{args.rounds} rounds, ceiling {ceiling:,} o200k tokens (lionagi's request at "
-          f"round {CEILING_ROUND}), low-water half of it")
+          f"round {at}), low-water half of it")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:
