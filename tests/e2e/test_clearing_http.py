@@ -178,3 +178,28 @@ def test_in_the_prompt_cache_layout_a_clearing_step_is_one_counted_rewrite(
     # a reloaded branch continues identically: the same body, the same cleared set
     assert there == here
     assert ceiling_records(reloaded)[-1] == ceiling_records(branch)[-1]
+
+
+def test_the_capture_record_lists_the_cleared_results(uninstalled: None) -> None:
+    ceiling = InputCeiling(CEILING, low_water=LOW_WATER,
+                           clear_tool_results=ToolResultClearing(keep=1))
+    with AnthropicServer() as server:
+        server.script(*(step(i) for i in range(14)))
+        lionagi_turns.install(profile="amendment1", ceiling=ceiling)
+        try:
+            branch = Branch(system=SYSTEM, chat_model=model(server), tools=[check_stock])
+            with lionagi_turns.capture() as calls:
+                for i in range(14):
+                    asyncio.run(branch.operate(instruction=f"round {i}", response_format=Step,
+                                               actions=True))
+        finally:
+            lionagi_turns.uninstall()
+        bodies = server.bodies()
+    assert [c.payload for c in calls] == bodies
+    seen = 0
+    for call in calls:
+        results = next(b for b in call.compiled.bounds if b.section == "tool_results")
+        cleared = [e.name for e in results.left_out if e.reason == "cleared"]
+        assert cleared == call.ceiling["cleared"]
+        seen += len(cleared)
+    assert seen
