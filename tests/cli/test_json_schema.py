@@ -120,6 +120,7 @@ def test_the_old_shapes_are_rejected(run_cli) -> None:
 SHAPED: list[tuple[str, str, tuple[str, ...]]] = [
     ("compile", "amendment1", ("--ceiling", "100000")),
     ("compile", "amendment1", ("--ceiling", "600", "--low-water", "300")),
+    ("compile", "amendment1", ("--ceiling", "250", "--clear-results", "0")),
     ("compile", "amendment1", ("--budget", "context=5", "--budget", "history=200")),
     ("compile", "amendment1", ("--ceiling", "100000", "--at", "1")),
     *[("compile", p, ("--context", "ticket=BL-7731 is open")) for p in PROFILES],

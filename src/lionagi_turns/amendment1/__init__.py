@@ -1,7 +1,8 @@
 """ADR-0007 Amendment 1 (D7 section bounds, D8 section authority, the tool_results section) as
 an opt-in compile profile. The default profile (``lionagi_turns.compile_chat_request``) is
 unchanged; this package has its own contracts with the amended fields. ``InputCeiling`` bounds
-a whole request with stepped truncation; ``compile_for_prompt_cache`` composes the profile with
+a whole request with stepped truncation (old tool results cleared first with
+``ToolResultClearing``); ``compile_for_prompt_cache`` composes the profile with
 the ADR-0127 prompt-cache layout.
 
 With a lionagi other than 0.36.x this module still imports, and each name raises
@@ -17,6 +18,7 @@ from lionagi_turns.core.support import unsupported_lionagi, unsupported_module
 if TYPE_CHECKING or unsupported_lionagi() is None:
     from lionagi_turns.profiles.amendment1._calibration import Calibration
     from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
+    from lionagi_turns.profiles.amendment1._clearing import ToolResultClearing, UnknownToolWarning
     from lionagi_turns.profiles.amendment1._compile import compile_chat_request
     from lionagi_turns.profiles.amendment1._contracts import (
         CompiledChatRequest,
@@ -64,8 +66,10 @@ __all__ = (
     "SectionBudgetRefused",
     "SectionBudgets",
     "SkipReading",
+    "ToolResultClearing",
     "TurnRequest",
     "UndeterminedSkip",
+    "UnknownToolWarning",
     "ViewExclusions",
     "bounds_rows",
     "compile_chat_request",

@@ -1,9 +1,10 @@
 """``compile --profile amendment1`` (and ``amendment1+prompt-cache``): the command's body.
 
-``--budget``, ``--ceiling`` and ``--low-water`` need one of those two profiles (exit 2). The
-layout shown is the one the branch recorded for the turn (``_composed.recorded_layout``):
-Amendment 1 alone for a branch that recorded none, Amendment 1 with the prompt-cache layout
-when it did or when ``--profile amendment1+prompt-cache`` asks for it.
+``--budget``, ``--ceiling``, ``--low-water`` and ``--clear-results`` need one of those two
+profiles (exit 2). The layout shown is the one the branch recorded for the turn
+(``_composed.recorded_layout``): Amendment 1 alone for a branch that recorded none, Amendment
+1 with the prompt-cache layout when it did or when ``--profile amendment1+prompt-cache`` asks
+for it.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from lionagi_turns.cli._views import console, print_json
 
 __all__ = ("amended_command",)
 
+_NEEDS_PROFILE = ("bad option: --budget, --ceiling, --low-water and --clear-results need "
+                  "--profile amendment1")
+
 
 def amended_command(
     path: str,
@@ -34,7 +38,7 @@ def amended_command(
     budget: list[str],
     at: int | None,
     last: int | None,
-    ceiling_options: tuple[int | None, int | None] = (None, None),
+    ceiling_options: tuple[int | None, int | None, int | None] = (None, None, None),
 ) -> None:
     from lionagi_turns.cli._amendment1 import (
         amended_turn,
@@ -46,8 +50,7 @@ def amended_command(
     )
 
     if profile.value not in ("amendment1", COMPOSED):
-        raise Fail(EXIT_BAD_INPUT,
-                   "bad option: --budget, --ceiling and --low-water need --profile amendment1")
+        raise Fail(EXIT_BAD_INPUT, _NEEDS_PROFILE)
     try:
         budgets = parse_budgets(budget)
         ceiling = parse_ceiling(*ceiling_options, budgets=budgets)

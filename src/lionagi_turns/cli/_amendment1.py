@@ -26,6 +26,7 @@ from lionagi_turns.amendment1 import (
     CEILING_KEY,
     InputCeiling,
     SectionBudgets,
+    ToolResultClearing,
     bounds_rows,
     exclusions_rows,
 )
@@ -83,14 +84,18 @@ def parse_budgets(values: Sequence[str]) -> SectionBudgets:
 
 
 def parse_ceiling(
-    tokens: int | None, low_water: int | None, budgets: SectionBudgets | None = None
+    tokens: int | None,
+    low_water: int | None,
+    clear_results: int | None = None,
+    budgets: SectionBudgets | None = None,
 ) -> InputCeiling | None:
-    """``--ceiling N [--low-water N]`` as an ``InputCeiling`` (None without ``--ceiling``);
-    ValueError names the bad value, or the ``--budget`` section (in ``budgets``) that a
-    ceiling sets itself."""
+    """``--ceiling N [--low-water N] [--clear-results KEEP]`` as an ``InputCeiling`` (None
+    without ``--ceiling``); ValueError names the bad value, or the ``--budget`` section (in
+    ``budgets``) that a ceiling sets itself."""
     if tokens is None:
-        if low_water is not None:
-            raise ValueError("--low-water needs --ceiling")
+        for name, value in (("--low-water", low_water), ("--clear-results", clear_results)):
+            if value is not None:
+                raise ValueError(f"{name} needs --ceiling")
         return None
     for name in ("history", "tool_results"):
         if budgets is not None and getattr(budgets, name) is not None:
@@ -98,7 +103,8 @@ def parse_ceiling(
                 f"--budget {name}=N cannot be given with --ceiling: the ceiling sets the "
                 f"{name} bound itself; drop one of them"
             )
-    return InputCeiling(tokens, low_water=low_water)
+    clearing = None if clear_results is None else ToolResultClearing(keep=clear_results)
+    return InputCeiling(tokens, low_water=low_water, clear_tool_results=clearing)
 
 
 def amended_turn(
@@ -206,6 +212,12 @@ def render_ceiling(console: Console, record: JsonObject) -> None:
     start = ("no turn of history is kept" if not kept else
              f"history starts at {record['first'] or 'the first turn (nothing dropped yet)'}")
     console.print(inert_text(f"  truncation point: {start}; {step}"))
+    if "cleared" in record:
+        console.print(inert_text(
+            f"  tool results cleared: {count(len(record['cleared']), 'result')}, "
+            f"{count(record['cleared_tokens'], 'token')} (each listed as [cleared]; a step "
+            "clears older results before it drops turns)"
+        ))
     typical = record["typical_turn"]
     console.print(inert_text(
         f"  {count(kept, 'turn')} kept, typical {count(typical, 'token')}; "

@@ -85,6 +85,7 @@ from lionagi_turns.cli._options import (
     AtOpt,
     BudgetOpt,
     CeilingOpt,
+    ClearResultsOpt,
     ContextOpt,
     Format,
     FormatOpt,
@@ -202,13 +203,15 @@ def compile_command(
     last: LastOpt = None,
     ceiling: CeilingOpt = None,
     low_water: LowWaterOpt = None,
+    clear_results: ClearResultsOpt = None,
 ) -> None:
     """Print the messages the next call sends to the model (with --at K: what the K-th
     recorded instruction's request sent)."""
     amended = ("amendment1", "amendment1+prompt-cache")
-    if profile.value in amended or budget or ceiling is not None or low_water is not None:
+    ceiling_options = (ceiling, low_water, clear_results)
+    if profile.value in amended or budget or any(o is not None for o in ceiling_options):
         amended_command(path, instruction, context, format, max_bytes, profile, budget or [],
-                        at, last, (ceiling, low_water))
+                        at, last, ceiling_options)
         return
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)

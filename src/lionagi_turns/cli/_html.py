@@ -237,8 +237,11 @@ def _ceiling(report: JsonObject) -> list[str]:
     fit = (f"{left:,} more turn(s) of that size fit before the next drop step"
            if left is not None else "no kept turn to size the next step by")
     calibration = calibration_line(record.get("calibration"))
+    cleared = (f"<li>{len(record['cleared']):,} older tool result(s) cleared, "
+               f"{record['cleared_tokens']:,} tokens (listed as cleared)</li>"
+               if "cleared" in record else "")
     out.append(f'<ul class="ceiling"><li>{_e(point)}; {step}</li>'
-               f"<li>{_e(kept)}; {_e(fit)}</li><li>{_e(calibration)}</li></ul>")
+               f"<li>{_e(kept)}; {_e(fit)}</li>{cleared}<li>{_e(calibration)}</li></ul>")
     return out
 
 

@@ -162,7 +162,7 @@ CeilingOpt = Annotated[
     typer.Option(
         "--ceiling",
         metavar="N",
-        help="amendment1: an input ceiling in tokens; history is cut in steps to --low-water.",
+        help="amendment1: an input ceiling in tokens.",
     ),
 ]
 LowWaterOpt = Annotated[
@@ -170,7 +170,16 @@ LowWaterOpt = Annotated[
     typer.Option(
         "--low-water",
         metavar="N",
-        help="With --ceiling: where a drop step cuts to (default: half the ceiling).",
+        help="With --ceiling: a step cuts to N (default: half).",
+    ),
+]
+ClearResultsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--clear-results",
+        metavar="KEEP",
+        help="With --ceiling: clear older tool results before dropping turns, keeping the "
+        "newest KEEP.",
     ),
 ]
 

@@ -19,7 +19,9 @@ holding the bounded projection the pipeline renders and this call's ``BoundDecis
 ``Bound`` holds only its configuration and each call returns its own decision. Its one
 stateful part is a ``rule`` that keeps state of its own (the input ceiling's ``Stepper``,
 ``_ceiling``, records what it stepped for the compile that made it); such a ``Bound`` serves
-one compile.
+one compile. A rule that cleared results (its ``cleared``, id -> tokens) has them sent as
+placeholders (``_clearing.clear_outputs``), listed as ``cleared`` in ``results_left`` and not
+in ``results_kept``; the memory keeps the entries uncleared.
 
 Memory (``_memory``, one value per live branch; read and kept only with the fast path on and no
 ReAct items, and forgotten by a call with ReAct items whatever the fast path): the decision's
@@ -52,6 +54,7 @@ from lionagi_turns.core.values import naming_record
 from lionagi_turns.memo.resume import same_prefix
 from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1 import _turns as _turns
+from lionagi_turns.profiles.amendment1._clearing import clear_outputs, cleared_left
 from lionagi_turns.profiles.amendment1._contracts import LeftOut, SectionBudgets
 from lionagi_turns.profiles.amendment1._entries import (
     Derived,
@@ -164,8 +167,13 @@ class Bound:
             else cut_source_ids(derived, cuts, (pending, projected.pending_sources), pending_cut)
         )
         memory: Remembered | Forget | None = FORGET if self.react else None
-        if remember:
+        if remember:  # what is remembered is the entries uncleared
             memory = self._remembered(turns, start, out, cuts, ids, table)
+        cleared = getattr(self.rule, "cleared", None)
+        if cleared:  # the ceiling's tier 1: these results are sent as placeholders
+            out = clear_outputs(out, cleared)
+            results_kept = tuple(i for i in results_kept if i not in cleared)
+            results_left = (*results_left, *cleared_left(cleared))
         decision = BoundDecision(
             exclusions, start.truncated, ids.history, results_kept, results_left, memory
         )

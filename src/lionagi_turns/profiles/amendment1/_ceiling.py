@@ -25,6 +25,9 @@ Contract (``InputCeiling(tokens, low_water)``; measures are the profile's, ``Met
   exactly what does not fit.
 - ``calibration``: the measure bounded is the offline one times the factor the branch's
   reported usage calibrated (``_calibration``; ``Stepper.limit``/``low_limit`` above).
+- ``clear_tool_results`` (None or False: off, today's requests byte for byte; True or a
+  ``ToolResultClearing``): before any whole turn is dropped, older tool results are cleared
+  (``_clearing``, ``_tiers``); the record then also holds the cleared set (``cleared``).
 """
 
 from __future__ import annotations
@@ -47,9 +50,18 @@ from lionagi_turns.core.history import (
 )
 from lionagi_turns.core.render import ShownSections
 from lionagi_turns.profiles.amendment1 import _calibration as _calibration
+from lionagi_turns.profiles.amendment1._ceiling_record import (
+    CEILING_KEY,
+    IgnoredCeilingRecord,
+    read_first_kept,
+    read_record,
+    record_problem,
+)
+from lionagi_turns.profiles.amendment1._clearing import ToolResultClearing, clearing_option
 from lionagi_turns.profiles.amendment1._contracts import SectionBudgets
 from lionagi_turns.profiles.amendment1._meter import Meter
 from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
+from lionagi_turns.profiles.amendment1._tiers import Levels, tiered_start
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -62,10 +74,10 @@ __all__ = (
     "Stepper",
     "plan_ceiling",
     "read_first_kept",
+    "read_record",
     "record_problem",
 )
 
-CEILING_KEY = "lionagi_turns.ceiling"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +88,7 @@ class InputCeiling:
     tokens: int
     low_water: int | None = None
     calibration: _calibration.Calibration | None = _calibration.DEFAULT
+    clear_tool_results: ToolResultClearing | bool | None = None
 
     def __post_init__(self) -> None:
         _calibration.check_policy(self.calibration)
@@ -83,6 +96,13 @@ class InputCeiling:
             raise TypeError(f"InputCeiling.tokens must be an int of tokens, got {self.tokens!r}")
         if self.tokens <= 0:
             raise ValueError(f"InputCeiling.tokens must be > 0, got {self.tokens}")
+        clearing = clearing_option(self.clear_tool_results)
+        object.__setattr__(self, "clear_tool_results", clearing)
+        if clearing is not None and clearing.clear_at_least > self.tokens:
+            raise ValueError(
+                f"ToolResultClearing.clear_at_least {clearing.clear_at_least} is above the "
+                f"ceiling of {self.tokens} tokens; pass a clear_at_least at or below it"
+            )
         low = self.low_water
         if low is None:
             object.__setattr__(self, "low_water", max(1, self.tokens // 2))
@@ -102,63 +122,11 @@ class InputCeiling:
         assert self.low_water is not None
         return self.low_water
 
-
-@dataclass(frozen=True, slots=True)
-class IgnoredCeilingRecord:
-    """A ceiling record a compile did not obey, and why: ``position``/``id`` of the
-    instruction in the view that carries it."""
-
-    position: int
-    id: str
-    reason: str
-
-
-def read_first_kept(
-    branch: Branch, ids: Sequence[UUID], ceiling: InputCeiling | None = None
-) -> tuple[str | None, tuple[IgnoredCeilingRecord, ...]]:
-    """The first kept turn recorded by the newest instruction of the view whose ceiling
-    record a compile under ``ceiling`` obeys (None: none does, or nothing was dropped), and
-    the newer records it passed over, newest first.
-
-    A record is obeyed when a compile could have written it — its ``first`` is None or the
-    id of a message at or before its own instruction in the view — and it was written under
-    ``ceiling`` (its ``ceiling`` and ``low_water`` are ``ceiling``'s; a record without them,
-    or ``ceiling`` None, is not compared)."""
-    table: Mapping[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
-    ignored: list[IgnoredCeilingRecord] = []
-    for at in range(len(ids) - 1, -1, -1):
-        msg = table.get(ids[at])
-        if not isinstance(msg, Instruction):
-            continue
-        record = msg.metadata.get(CEILING_KEY)
-        if not isinstance(record, dict):
-            continue
-        reason = record_problem(record, ids[: at + 1], ceiling)
-        if reason is None:
-            first = record.get("first")
-            return (first if isinstance(first, str) else None), tuple(ignored)
-        ignored.append(IgnoredCeilingRecord(at, str(msg.id), reason))
-    return None, tuple(ignored)
-
-
-def record_problem(
-    record: Mapping[str, object], upto: Sequence[UUID], ceiling: InputCeiling | None
-) -> str | None:
-    """Why a compile under ``ceiling`` does not obey ``record``, carried by the instruction
-    ``upto[-1]`` (``upto``: the view up to it), or None when it does (``read_first_kept``)."""
-    first = record.get("first")
-    if first is not None and (not isinstance(first, str)
-                              or first not in {str(uid) for uid in upto}):
-        return (f"its first kept turn {first!r} is not a message at or before its own "
-                "instruction, so no compile wrote it; it is ignored")
-    if ceiling is None:
-        return None
-    for key, value in (("ceiling", ceiling.tokens), ("low_water", ceiling.low)):
-        written = record.get(key)
-        if key in record and written != value:
-            return (f"it was written under {key} {written!r}, not this compile's {value}; "
-                    "it is ignored")
-    return None
+    @property
+    def clearing(self) -> ToolResultClearing | None:
+        """The tier-1 options (None: results are never cleared)."""
+        value = self.clear_tool_results
+        return value if isinstance(value, ToolResultClearing) else None
 
 
 def _group_id(group: Sequence[Turn]) -> str:
@@ -200,6 +168,8 @@ class Stepper:
     @property
     def low_limit(self) -> int:  # the low-water mark so, never above ``limit``
         return min(self.limit, self.calibration.limit(self.ceiling.low))
+    previous_cleared: frozenset[str] = frozenset()  # the results the last compile cleared
+    cleared: dict[str, int] = field(default_factory=dict)  # this compile's: id -> tokens
 
     def __call__(
         self, projected: Projection, groups: Sequence[Sequence[Turn]], sizes: Sequence[int]
@@ -209,26 +179,21 @@ class Stepper:
         join = self.meter.text("\n\n")
         pairs = rendered_pairs(self.instruction, projected.pending, projected.pending_sources)
         self.pending = self._block([r for r, _ in pairs], join)
-        weights = []
-        end = 0
-        for group in groups:
-            weights.append(sum(self._weight(t, s, join) for t, s in
-                               zip(group, sizes[end : end + len(group)], strict=True)))
-            end += len(group)
         fixed = self.fixed + self.pending
         self.room = max(0, self.limit - fixed)
         # a drop step also puts the history marker (one line) at the head of the history
         mark = self.meter.text(marker("history", 10**6, "truncated")) + join
-        low = max(0, self.low_limit - fixed - mark)
         ids = [_group_id(g) for g in groups]
         prev = ids.index(self.previous) if self.previous in ids else 0
-        tail = [*accumulate(reversed(weights))][::-1]
-        tail.append(0)  # tail[s] = sum(weights[s:])
-        start = prev
-        if tail[prev] + (mark if prev else 0) > self.room:
-            start = next(s for s in range(prev, len(groups) + 1) if tail[s] <= low)
-            self.stepped = True
-        self.history = tail[start] + (mark if start else 0)
+        clearing = self.ceiling.clearing
+        if clearing is not None:
+            levels = Levels(fixed, self.room, self.low_limit, self.previous_cleared,
+                            self.sent)
+            start, weights, self.cleared, self.stepped = tiered_start(
+                self.meter, clearing, levels, groups, sizes, (prev, mark))
+        else:
+            start, weights = self._dropped_start(groups, sizes, join, prev, mark, fixed)
+        self.history = sum(weights[start:]) + (mark if start else 0)
         self.kept = weights[start:]
         if start == 0:
             self.first = None
@@ -237,6 +202,32 @@ class Stepper:
         else:
             self.first = str(self.instruction.id)
         return start
+
+    def _dropped_start(
+        self,
+        groups: Sequence[Sequence[Turn]],
+        sizes: Sequence[int],
+        join: int,
+        prev: int,
+        mark: int,
+        fixed: int,
+    ) -> tuple[int, list[int]]:
+        """The first kept group and each group's weight, without clearing: the recorded
+        first kept turn while the turns from it fit ``room``, else a drop step."""
+        weights = []
+        end = 0
+        for group in groups:
+            weights.append(sum(self._weight(t, s, join) for t, s in
+                               zip(group, sizes[end : end + len(group)], strict=True)))
+            end += len(group)
+        low = max(0, self.low_limit - fixed - mark)
+        tail = [*accumulate(reversed(weights))][::-1]
+        tail.append(0)  # tail[s] = sum(weights[s:])
+        start = prev
+        if tail[prev] + (mark if prev else 0) > self.room:
+            start = next(s for s in range(prev, len(groups) + 1) if tail[s] <= low)
+            self.stepped = True
+        return start, weights
 
     def _weight(self, turn: Turn, size: int, join: int) -> int:
         """A turn's share of the request: as sent when ``sent`` knows it (its results
@@ -271,6 +262,8 @@ class Stepper:
         fit before the next drop step, and the calibration in force."""
         typical = round(sum(self.kept) / len(self.kept)) if self.kept else None
         free = self.limit - self.used
+        cleared = {} if self.ceiling.clearing is None else {
+            "cleared": list(self.cleared), "cleared_tokens": sum(self.cleared.values())}
         return {
             "first": self.first,
             "stepped": self.stepped,
@@ -282,6 +275,7 @@ class Stepper:
             "typical_turn": typical,
             "turns_before_next_step": free // typical if typical else None,
             "calibration": self.calibration.record(self.ceiling.tokens, self.ceiling.low),
+            **cleared,
         }
 
     @property
@@ -380,12 +374,16 @@ def plan_ceiling(
     limit = calibration.limit(ceiling.tokens)
     shown = ceiling if limit in (0, ceiling.tokens) else InputCeiling(limit)
     mapped = ceiling_budgets(shown, budgets, system_size, instruction + pending + layout.extra)
-    previous, ignored = read_first_kept(branch, ids, ceiling)
+    record, ignored = read_record(branch, ids, ceiling)
+    previous = None if record is None else record.get("first")
+    cleared = () if record is None else record.get("cleared")
     stepper = Stepper(
         ceiling=ceiling,
         meter=meter,
         fixed=system_size + instruction + layout.extra,
-        previous=previous,
+        previous=previous if isinstance(previous, str) else None,
+        previous_cleared=frozenset(k for k in cleared if isinstance(k, str))
+        if isinstance(cleared, list) else frozenset(),
         ignored=ignored,
         instruction=request.instruction,
         sent=layout.sent,

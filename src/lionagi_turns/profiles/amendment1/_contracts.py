@@ -69,6 +69,7 @@ LeftOutReason = Literal[
     "truncated",
     "evicted",
     "compacted",
+    "cleared",
 ]
 LEFT_OUT_REASONS: tuple[str, ...] = get_args(LeftOutReason)
 

@@ -25,6 +25,7 @@ from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.support import IntegrationError
 from lionagi_turns.memo.identity import PerObject
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling, ceiling_budgets
+from lionagi_turns.profiles.amendment1._clearing import warn_unknown_tools
 from lionagi_turns.profiles.amendment1._compile import compile_chat_request
 from lionagi_turns.profiles.amendment1._contracts import (
     CompiledChatRequest,
@@ -147,9 +148,17 @@ def last_skip_reading(branch: Branch) -> SkipReading | None:
     return _readings.get(branch)
 
 
+def _check_excluded(branch: Branch) -> None:
+    """Warns about an excluded tool name the branch has not registered (``_clearing``)."""
+    installed = ceiling()
+    if installed is not None:
+        warn_unknown_tools(installed.clearing, branch.acts.registry)
+
+
 def compile_installed(branch: Branch, request: DefaultRequest) -> CompiledChatRequest:
     from lionagi.operations.chat._prepare import _react_context
 
+    _check_excluded(branch)
     return compile_chat_request(
         branch,
         amended_request(branch, request),
@@ -167,6 +176,7 @@ def compile_installed_cached(
     request and the adapter's ``system_blocks``."""
     from lionagi.operations.chat._prepare import _react_context
 
+    _check_excluded(branch)
     compiled, blocks, _ = compile_cached_amended(
         branch,
         amended_request(branch, request),
