@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from lionagi import Branch, iModel
-from lionagi_turns.profiles.composed import compile_cached_amended
 from pydantic import BaseModel
 
 import lionagi_turns
@@ -25,6 +24,7 @@ from lionagi_turns.amendment1 import (
 )
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.core.measure import count_tokens
+from lionagi_turns.profiles.composed import compile_cached_amended
 from lionagi_turns.profiles.prompt_cache.simulator import prefix_pairs
 
 from .anthropic_server import AnthropicServer

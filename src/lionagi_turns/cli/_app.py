@@ -60,7 +60,7 @@ from typer.core import TyperCommand
 
 from lionagi_turns.cli._amended_command import amended_command
 from lionagi_turns.cli._check import check_report, render_check
-from lionagi_turns.cli._compile import measured_turn, render_compile
+from lionagi_turns.cli._compile import measured_turn, registered_stages, render_compile
 from lionagi_turns.cli._diff import diff_report, render_diff
 from lionagi_turns.cli._exits import (
     bad_choice,
@@ -213,15 +213,19 @@ def compile_command(
         amended_command(path, instruction, context, format, max_bytes, profile, budget or [],
                         at, last, ceiling_options)
         return
+    stages, laid_out = registered_stages(profile.value)
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-        spec = turn_spec(loaded, instruction, blocks, at, profile.value)
+        spec = turn_spec(loaded, instruction, blocks, at,
+                         "prompt-cache" if laid_out else "default")
         step("compiling the request")
-        if profile.value == "prompt-cache":
-            cached, measured = compiled_or_exit(loaded, lambda: prompt_cache_turn(loaded, spec))
+        if laid_out:
+            cached, measured = compiled_or_exit(
+                loaded, lambda: prompt_cache_turn(loaded, spec, stages))
         else:
-            report, trace, measured = compiled_or_exit(loaded, lambda: measured_turn(loaded, spec))
-    if profile.value == "prompt-cache":
+            report, trace, measured = compiled_or_exit(
+                loaded, lambda: measured_turn(loaded, spec, stages))
+    if laid_out:
         if format is PageFormat.json:
             print_json(cached)
         elif format is PageFormat.html:

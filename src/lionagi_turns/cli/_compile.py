@@ -46,6 +46,8 @@ from lionagi_turns.core.history import (
 from lionagi_turns.core.measure import ENCODING
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.core.stage import Stage
+from lionagi_turns.integration._registry import stages_of
 
 __all__ = (
     "TOKENIZER",
@@ -55,6 +57,7 @@ __all__ = (
     "fold_parts",
     "fold_report",
     "measured_turn",
+    "registered_stages",
     "render_at",
     "render_compile",
     "render_reload_note",
@@ -125,18 +128,30 @@ def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[JsonObject, Tra
     return report, trace
 
 
+def registered_stages(profile: str) -> tuple[tuple[Stage, ...], bool]:
+    """The stages of ``--profile`` ``profile`` when it is not one the CLI shows itself (a
+    profile registered with ``register_stages``, alone or ``NAME+prompt-cache``; else
+    ``()``), and whether the prompt-cache layout lays the request out."""
+    base, _, layout = profile.partition("+")
+    if base in ("default", "amendment1", "prompt-cache"):
+        return (), profile == "prompt-cache"
+    return stages_of(base) or (), layout == "prompt-cache"
+
+
 def measured_turn(
-    loaded: LoadedBranch, spec: TurnSpec
+    loaded: LoadedBranch, spec: TurnSpec, stages: tuple[Stage, ...] = ()
 ) -> tuple[JsonObject, Trace, Measured]:
-    """``compiled_turn`` and the sections it measured (each message counted once)."""
+    """``compiled_turn`` and the sections it measured (each message counted once), under
+    ``stages`` (a registered stage profile; none: the default profile)."""
     request = TurnRequest(
         instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
     )
-    trace = compile_traced(loaded.branch, request)
+    trace = compile_traced(loaded.branch, request, stages=stages)
     messages = to_provider_messages(trace.compiled)
     measured = measure(messages, trace.fold_message_index, fold_parts(trace))
     report = {
         **turn_fields(loaded, spec, "default", measured),
+        **({"stages": [stage.name for stage in stages]} if stages else {}),
         "fold": fold_report(trace),
         "messages": messages,
     }

@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from lionagi_turns.cli._plugins import load_stage_modules
 from lionagi_turns.integration._registry import compositions
 
 __all__ = (
@@ -132,6 +133,7 @@ def _member(name: str) -> str:
 
 # The compositions install() can send, read from its one registry of profiles (members:
 # default, amendment1, prompt_cache, amendment1_with_prompt_cache).
+load_stage_modules()  # LIONAGI_TURNS_STAGES: modules that register stage profiles
 Profile = StrEnum(  # type: ignore[misc]  # members come from the registry
     "Profile", {_member(name): name for name in compositions()}
 )
@@ -144,7 +146,8 @@ ProfileOpt = Annotated[
         metavar="NAME",
         help="default (what install() sends), amendment1 (token budgets, saying what is left "
         "out), prompt-cache (stable parts first, with cache marks) or amendment1+prompt-cache "
-        "(both; amendment1 picks it where the branch recorded it).",
+        "(both; amendment1 picks it where the branch recorded it), or a registered stage "
+        "profile.",
     ),
 ]
 BudgetOpt = Annotated[

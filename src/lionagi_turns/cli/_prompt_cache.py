@@ -34,6 +34,7 @@ from lionagi_turns.cli._sections import Measured, count_tokens, measure
 from lionagi_turns.cli._turn import TurnSpec, turn_spec
 from lionagi_turns.cli._views import bounded_line, inert, inert_text
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.stage import Stage
 from lionagi_turns.integration._cache import prompt_cache_traced
 from lionagi_turns.profiles.prompt_cache.layout import CachedCompile
 
@@ -68,14 +69,20 @@ def prompt_cache_report(
     return prompt_cache_turn(loaded, spec)[0]
 
 
-def prompt_cache_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[JsonObject, Measured]:
-    """``prompt_cache_report`` and its sections message by message (for the text view)."""
+def prompt_cache_turn(
+    loaded: LoadedBranch, spec: TurnSpec, stages: tuple[Stage, ...] = ()
+) -> tuple[JsonObject, Measured]:
+    """``prompt_cache_report`` and its sections message by message (for the text view);
+    ``stages``: a registered stage profile the layout lays out."""
 
     request = TurnRequest(
         instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
     )
-    view, result = prompt_cache_traced(loaded.branch, request)
-    return cache_report(loaded, spec, view, result, "prompt-cache")
+    view, result = prompt_cache_traced(loaded.branch, request, before=stages)
+    report, measured = cache_report(loaded, spec, view, result, "prompt-cache")
+    if stages:
+        report = {**report, "stages": [stage.name for stage in stages]}
+    return report, measured
 
 
 def cache_report(

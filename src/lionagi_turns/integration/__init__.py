@@ -28,6 +28,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         propagate_structure,
         uninstall,
     )
+    from lionagi_turns.integration._registry import register_stages
     from lionagi_turns.integration._unanswered import mark_unanswered_turns
 
 __all__ = (
@@ -46,6 +47,7 @@ __all__ = (
     "prepare_run_kwargs",
     "progression_ids",
     "propagate_structure",
+    "register_stages",
     "turn_request_from_param",
     "uninstall",
 )

@@ -29,16 +29,21 @@ from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, compile_ca
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
+    from lionagi_turns.core.stage import Stage
+
 __all__ = ("cache_view", "compile_for_prompt_cache", "prompt_cache_traced", "prompt_cache_view")
 
 
 def compile_for_prompt_cache(
-    branch: Branch, request: TurnRequest, react_context: Sequence[object] | None = None
+    branch: Branch,
+    request: TurnRequest,
+    react_context: Sequence[object] | None = None,
+    before: Sequence[Stage] = (),
 ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
     """The compiled request and its ordered system blocks (module contract); ``react_context``
     is lionagi's ``_react_context`` of a running ReAct turn (the compiler's ReAct step)."""
     schemas = list(branch.acts.schema_list)
-    result = compile_cached(branch, request, schemas, react_context=react_context)
+    result = compile_cached(branch, request, schemas, react_context=react_context, before=before)
     layout = result.layout
     blocks = SegmentedBlocks(
         list(layout.stable), list(layout.conversation), layout.previous_end
@@ -58,10 +63,14 @@ def prompt_cache_view(
 
 
 def prompt_cache_traced(
-    branch: Branch, request: TurnRequest, tool_schemas: list[JsonObject] | None = None
+    branch: Branch,
+    request: TurnRequest,
+    tool_schemas: list[JsonObject] | None = None,
+    before: Sequence[Stage] = (),
 ) -> tuple[dict[str, Any], CachedCompile]:
-    """``prompt_cache_view`` and the compile it shows (its trace holds the fold plan)."""
-    result = compile_cached(branch, request, tool_schemas, audit=True)
+    """``prompt_cache_view`` and the compile it shows (its trace holds the fold plan);
+    ``before``: the stages the layout lays out."""
+    result = compile_cached(branch, request, tool_schemas, audit=True, before=before)
     return cache_view(result), result
 
 

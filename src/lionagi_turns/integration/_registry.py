@@ -21,6 +21,11 @@ What composes, and what is refused:
   profiles): the layout belongs to the endpoint, not to the process.
 - An unknown name is refused (``ValueError`` naming the valid ones); so are settings a profile
   does not take (``budgets``/``ceiling`` with ``"default"``).
+- A profile made of stages (``register_stages(name, provides, factory)``: ``factory()`` returns
+  the tuple of ``core.stage.Stage`` values) is installable by name, composes with the layout
+  as the tuple followed by the ``PromptCache`` stage, and is listed by ``compositions()`` (so
+  the CLI's ``--profile`` takes it). ``stages_of(name)`` is a profile's tuple (empty for the
+  default profile; None for Amendment 1, whose stages take the installed settings).
 - Two installed profiles do not compose: installing another one while one is installed raises
   ``IntegrationError`` (uninstall first).
 
@@ -32,11 +37,12 @@ recognised by its value (its registered name), never by object identity.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from lionagi_turns.core.pipeline import compile_chat_request
+from lionagi_turns.core.pipeline import compile_chat_request, compile_traced
+from lionagi_turns.core.stage import Stage, check_stages
 from lionagi_turns.integration._cache import compile_for_prompt_cache
 from lionagi_turns.integration._react import react_context_now
 
@@ -63,6 +69,9 @@ __all__ = (
     "installable",
     "put",
     "register",
+    "register_stages",
+    "stages_of",
+    "unregister",
 )
 
 
@@ -82,6 +91,7 @@ class InstallProfile:
     activate: Callable[[object, object], None] | None = None
     deactivate: Callable[[], None] | None = None
     aliases: tuple[str, ...] = ()
+    stages: Callable[[], tuple[Stage, ...]] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +217,60 @@ register(
 )
 
 PROFILES: tuple[str, ...] = installable()
+
+
+def register_stages(
+    name: str, provides: str, factory: Callable[[], Sequence[Stage]]
+) -> None:
+    """Register the profile ``name`` made of the stages ``factory()`` returns (module contract);
+    ``ValueError`` for a name in use, ``TypeError`` for a factory that is not callable or
+    returns anything but stages (checked once, now)."""
+    if not callable(factory):
+        raise TypeError(f"register_stages({name!r}): factory must be callable, got "
+                        f"{type(factory).__name__}")
+
+    def stages() -> tuple[Stage, ...]:
+        return check_stages(factory())
+
+    stages()
+
+    def compile(branch: Branch, request: TurnRequest) -> CompiledChatRequest:
+        return compile_traced(
+            branch, request, stages=stages(), react_context=react_context_now()
+        ).compiled
+
+    def compile_cached(
+        branch: Branch, request: TurnRequest
+    ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
+        return compile_for_prompt_cache(branch, request, react_context_now(), before=stages())
+
+    register(InstallProfile(name=name, provides=provides, compile=compile,
+                            compile_cached=compile_cached, stages=stages))
+
+
+def unregister(name: str) -> None:
+    """Remove the stage profile ``name`` (``register_stages``); ``ValueError`` for a profile
+    that is not one, or that is installed."""
+    with _cell_lock:
+        found = _profiles.get(_names.get(name, ""))
+        if found is None or found.stages is None:
+            raise ValueError(f"no stage profile is registered as {name!r}")
+        if _cell[0].profile is found:
+            raise ValueError(f"profile {name!r} is installed; uninstall() first")
+        del _profiles[found.name]
+        for alias in (found.name, *found.aliases):
+            _names.pop(alias, None)
+
+
+def stages_of(name: str) -> tuple[Stage, ...] | None:
+    """The stages of the registered profile ``name`` (module contract); ``ValueError`` for
+    an unknown name."""
+    found = _profiles.get(_names.get(name, ""))
+    if found is None:
+        raise ValueError(f"no profile is registered as {name!r}")
+    if found.name == DEFAULT.name:
+        return ()
+    return None if found.stages is None else found.stages()
 
 _cell: list[Installed] = [Installed(DEFAULT)]
 

@@ -38,6 +38,7 @@ new texts.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
@@ -125,11 +126,13 @@ def amendment1_stage(
 
 
 def amended_result(trace: Trace) -> CompiledChatRequest:
-    """The amended compiled request a compile with the ``Amendment1`` stage left in its slot."""
+    """The amended compiled request of a compile with the ``Amendment1`` stage: its records
+    from the stage's slot, the messages as the last stage finished them."""
     compiled = trace.slot(NAME)
     if not isinstance(compiled, CompiledChatRequest):
         raise TypeError("the compile ran no Amendment 1 stage")
-    return compiled
+    messages = trace.compiled.messages  # as the last stage finished them
+    return compiled if compiled.messages is messages else replace(compiled, messages=messages)
 
 
 def _checked_arguments(

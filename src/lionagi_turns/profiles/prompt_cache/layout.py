@@ -56,6 +56,7 @@ from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
 from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import Memo
+from lionagi_turns.core.stage import Stage
 from lionagi_turns.profiles.prompt_cache.as_sent import IgnoredRecord
 from lionagi_turns.profiles.prompt_cache.record import (
     RECORD_KEY,
@@ -121,6 +122,7 @@ def compile_cached(
     react_context: Sequence[object] | None = None,
     audit: bool = False,
     memo: Memo | None = None,
+    before: Sequence[Stage] = (),
 ) -> CachedCompile:
     """Compile ``request`` under the prompt-cache layout (module rules): the one pipeline with
     the ``PromptCache`` stage. ``tool_schemas`` is the conversation's tool set
@@ -133,10 +135,11 @@ def compile_cached(
     records that are not well formed or have flaws, and a recorded stable segment read without
     its tool section; with ``audit`` also every record whose text does not verify (it then
     compiles without resuming a previous walk, which skips the history it reuses). ``memo``:
-    the compile's (``Memo``; None: ``chosen_memo()``)."""
+    the compile's (``Memo``; None: ``chosen_memo()``); ``before``: stages the layout lays out
+    (they run before it)."""
     stage = PromptCache(tool_schemas=tool_schemas, audit=audit)
     trace = compile_traced(
-        branch, request, stages=(stage,), react_context=react_context, memo=memo
+        branch, request, stages=(*before, stage), react_context=react_context, memo=memo
     )
     return cached_result(trace)
 
