@@ -11,7 +11,7 @@ registered tools, ``ROUNDS`` (60) ``operate(actions=True)`` rounds, each calling
 output is about 1.5 KB. Every request goes over HTTP to the fake Anthropic Messages server of
 ``tests/e2e/anthropic_server.py`` through lionagi's own Anthropic adapter
 (``prompt_caching=True``); the server prices each body with the prefix-rule simulator
-(``lionagi_turns.profiles.prompt_cache.simulator``: read 0.1, five-minute write 1.25, one-hour write
+(``tests/e2e/cache_simulator.py``: read 0.1, five-minute write 1.25, one-hour write
 2.0, uncached 1.0; units are characters; 10 s per request).
 
 The ceiling is the o200k token count of lionagi's own (unbounded) request of round 20, so the
@@ -60,11 +60,11 @@ sys.path.insert(0, str(_ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(_ROOT / "src"))
 
 from anthropic_server import AnthropicServer  # noqa: E402
+from cache_simulator import PrefixPair, Usage, prefix_pairs  # type: ignore[import-not-found]  # noqa: E402
 from lionagi import Branch, iModel  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
 
 from lionagi_turns.core.measure import count_tokens, encode  # noqa: E402
-from lionagi_turns.profiles.prompt_cache.simulator import PrefixPair, Usage, prefix_pairs  # noqa: E402
 
 ROUNDS = 60
 CEILING_ROUND = 20

@@ -47,10 +47,9 @@ sys.path.insert(0, str(_ROOT / "src"))
 
 from anthropic_server import AnthropicServer  # noqa: E402
 from bench_bounded_cache import LOGS, SYSTEM, anthropic_model, request_tokens  # noqa: E402
+from cache_simulator import prefix_pairs  # type: ignore[import-not-found]  # noqa: E402
 from lionagi import Branch  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
-
-from lionagi_turns.profiles.prompt_cache.simulator import prefix_pairs  # noqa: E402
 
 ROUNDS = 150
 CEILING_ROUND = 30

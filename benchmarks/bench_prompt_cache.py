@@ -11,7 +11,7 @@ the branch has a response yet); six ``operate(actions=True)`` rounds, the first 
 tool, then one ``operate`` with a different response format and no actions. Every request goes
 over HTTP to the fake Anthropic Messages server of ``tests/e2e/anthropic_server.py`` through
 lionagi's own Anthropic adapter (``prompt_caching=True``); the server prices each body
-with ``lionagi_turns.profiles.prompt_cache.simulator`` (marks, lookback of 20 blocks,
+with ``tests/e2e/cache_simulator.py`` (marks, lookback of 20 blocks,
 lifetimes; read 0.1, five-minute write 1.25, one-hour write 2.0, uncached 1.0; units are
 characters of block text; the clock advances 10 s per request).
 
@@ -48,10 +48,9 @@ sys.path.insert(0, str(_ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(_ROOT / "src"))
 
 from anthropic_server import AnthropicServer  # noqa: E402
+from cache_simulator import PrefixPair, Usage, prefix_pairs  # type: ignore[import-not-found]  # noqa: E402
 from lionagi import Branch, iModel  # noqa: E402
 from pydantic import BaseModel  # noqa: E402
-
-from lionagi_turns.profiles.prompt_cache.simulator import PrefixPair, Usage, prefix_pairs  # noqa: E402
 
 GOAL = 0.37
 MODES = ("lionagi", "seed", "cache")

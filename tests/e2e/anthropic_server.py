@@ -25,11 +25,15 @@ from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
 from typing import Any, ClassVar
 
-from lionagi_turns.profiles.prompt_cache.simulator import CacheRuleError, CacheSimulator, Usage
-
 if __package__:
+    from .cache_simulator import CacheRuleError, CacheSimulator, Usage
     from .http_server import JsonPostServing
 else:  # loaded as a top-level module: benchmarks/ put tests/e2e itself on sys.path
+    from cache_simulator import (  # type: ignore[import-not-found,no-redef]
+        CacheRuleError,
+        CacheSimulator,
+        Usage,
+    )
     from http_server import JsonPostServing  # type: ignore[import-not-found,no-redef]
 
 __all__ = ("AnthropicServer",)

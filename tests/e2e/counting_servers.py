@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lionagi_turns.core.measure import count_tokens
-from lionagi_turns.profiles.prompt_cache.simulator import CacheSimulator
 
 from .anthropic_server import AnthropicServer
+from .cache_simulator import CacheSimulator
 from .http_server import ChatServer
 
 __all__ = (

@@ -20,9 +20,9 @@ from lionagi_turns import prompt_cache_account
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.integration._install import seed_profile_forced
 from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
-from lionagi_turns.profiles.prompt_cache.simulator import normalized_messages, prefix_pairs
 
 from .anthropic_server import AnthropicServer
+from .cache_simulator import normalized_messages, prefix_pairs
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("offline_tokens")]
 

@@ -17,9 +17,9 @@ from lionagi_turns import prompt_cache_account
 from lionagi_turns.amendment1 import CEILING_KEY, InputCeiling, SectionBudgetRefused
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.core.measure import count_tokens
-from lionagi_turns.profiles.prompt_cache.simulator import prefix_pairs
 
 from .anthropic_server import AnthropicServer
+from .cache_simulator import prefix_pairs
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("offline_tokens")]
 

@@ -25,9 +25,9 @@ from lionagi_turns.amendment1 import (
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.core.measure import count_tokens
 from lionagi_turns.profiles.composed import compile_cached_amended
-from lionagi_turns.profiles.prompt_cache.simulator import prefix_pairs
 
 from .anthropic_server import AnthropicServer
+from .cache_simulator import prefix_pairs
 
 pytestmark = [pytest.mark.e2e, pytest.mark.usefixtures("offline_tokens")]
 

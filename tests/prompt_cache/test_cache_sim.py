@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from lionagi_turns.profiles.prompt_cache.simulator import (
+from e2e.cache_simulator import (  # type: ignore[import-not-found]
     CacheRuleError,
     CacheSimulator,
     Prices,
