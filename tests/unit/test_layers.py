@@ -64,8 +64,8 @@ _CORE_LEVELS: tuple[tuple[str, ...], ...] = (
     ("stage", "trace", "pipeline", "__init__"),
 )
 _MEMO_ORDER = (
-    "switch", "yaml_tables", "direct", "yaml", "track", "identity", "history", "renders",
-    "resume", "fast",
+    "switch", "yaml_tables", "direct", "yaml", "track", "identity", "branch_memory", "history",
+    "renders", "resume", "fast",
 )  # fmt: skip
 _INTEGRATION_ORDER: tuple[tuple[str, ...], ...] = (
     ("_originals", "_warnings", "_adapters", "_handover", "_unanswered", "_react"),

@@ -39,7 +39,7 @@ from lionagi_turns.integration._capture_record import CallRecord
 from lionagi_turns.integration._originals import HOOKS, original, saved
 from lionagi_turns.integration._otel import emit_span
 from lionagi_turns.integration._otel import enabled as otel_enabled
-from lionagi_turns.memo.identity import PerObject
+from lionagi_turns.memo.branch_memory import BranchSlot
 
 if TYPE_CHECKING:
     from lionagi_turns.integration._compile import CompiledCall
@@ -70,7 +70,7 @@ _open: ContextVar[tuple[list[CallRecord], ...]] = ContextVar(
     "lionagi_turns_captures", default=()
 )
 # The last record of each live branch, kept only as long as the branch lives.
-_last: PerObject[CallRecord] = PerObject()
+_last: BranchSlot[CallRecord] = BranchSlot("capture")
 
 
 def note_call(branch: object, call: CompiledCall, profile: str) -> None:

@@ -55,7 +55,7 @@ from lionagi_turns.integration._unanswered import (
     place_answer,
     record_unanswered_turns,
 )
-from lionagi_turns.memo.identity import PerObject
+from lionagi_turns.memo.branch_memory import BranchSlot
 
 if TYPE_CHECKING:
     from uuid import UUID
@@ -224,7 +224,7 @@ class _Walked:
 
 
 # Each live branch object's walk (dropped with its branch).
-_walked: PerObject[_Walked] = PerObject()
+_walked: BranchSlot[_Walked] = BranchSlot("repair")
 _repairing: dict[int, anyio.Event] = {}
 
 

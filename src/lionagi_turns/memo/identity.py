@@ -79,6 +79,15 @@ class PerObject(Generic[V]):
     def __len__(self) -> int:
         return len(self._entries)
 
+    def at(self, slot: int) -> V | None:
+        """The value stored under the ``id()`` ``slot`` (live owner or not), or None."""
+        entry = self._entries.get(slot)
+        return None if entry is None else entry[1]
+
+    def values(self) -> list[V]:
+        """The values of the live owners, at one moment."""
+        return [value for ref, value in list(self._entries.values()) if ref() is not None]
+
     def __contains__(self, slot: object) -> bool:
         """Whether an entry is stored under the ``id()`` ``slot`` (live owner or not)."""
         return slot in self._entries

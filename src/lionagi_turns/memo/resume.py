@@ -58,7 +58,7 @@ from lionagi_turns.core.fold import FoldPlan
 from lionagi_turns.core.history import Projection, Turn, extend_projection
 from lionagi_turns.core.render import own_copy
 from lionagi_turns.core.rendered import RenderedPart
-from lionagi_turns.memo.identity import PerObject
+from lionagi_turns.memo.branch_memory import BranchSlot
 from lionagi_turns.memo.track import tracked as _trackable
 
 if TYPE_CHECKING:
@@ -114,7 +114,7 @@ class Walk:
 
 # Each live branch object's walks by reuse key (a branch rebuilt with the same id is another
 # branch).
-_walks: PerObject[dict[Hashable, Walk]] = PerObject()
+_walks: BranchSlot[dict[Hashable, Walk]] = BranchSlot("resume")
 
 
 def _walks_of(branch: object) -> dict[Hashable, Walk] | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from lionagi_turns.core.contracts import TurnRequest as DefaultRequest
 from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.support import IntegrationError
-from lionagi_turns.memo.identity import PerObject
+from lionagi_turns.memo.branch_memory import BranchSlot
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling, ceiling_budgets
 from lionagi_turns.profiles.amendment1._clearing import warn_unknown_tools
 from lionagi_turns.profiles.amendment1._compile import compile_chat_request
@@ -54,7 +54,7 @@ __all__ = (
 _lock = threading.RLock()
 _state: dict[str, Any] = {"budgets": None, "bind": None, "ceiling": None}
 # keyed by the branch object itself (not its id: a copy restored with from_dict shares it)
-_readings: PerObject[SkipReading] = PerObject()
+_readings: BranchSlot[SkipReading] = BranchSlot("amendment1.skips")
 
 
 def _context_tool() -> Any:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from lionagi_turns.core.history import Turn
-from lionagi_turns.memo.identity import PerObject
+from lionagi_turns.memo.branch_memory import BranchSlot
 from lionagi_turns.profiles.amendment1._contracts import LeftOut
 from lionagi_turns.profiles.amendment1._entries import Weighed
 
@@ -71,7 +71,7 @@ class Forget:
 
 FORGET = Forget()
 
-_values: PerObject[Remembered] = PerObject()
+_values: BranchSlot[Remembered] = BranchSlot("amendment1")
 
 
 def recall(branch: object) -> Remembered | None:

@@ -1,14 +1,14 @@
-"""The prompt-cache profile's per-branch slots (``memo``'s keying and lifetime): one ``Slot``
-per live Branch, by identity (``memo.identity.PerObject``: the slot goes with its branch), and
-the plain copies a slot holds (``plain_copy``: new containers, the same leaves; ``Unplain`` for
-anything but JSON data)."""
+"""The prompt-cache profile's per-branch slots (``memo``'s keying and lifetime): one ``Slot`` per
+live Branch, by identity (the branch memory's ``"prompt-cache"`` slot, ``memo.branch_memory``:
+it goes with its branch), and the plain copies a slot holds (``plain_copy``: new containers,
+the same leaves; ``Unplain`` for anything but JSON data)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from lionagi_turns.memo.identity import PerObject
+from lionagi_turns.memo.branch_memory import BranchSlot
 
 if TYPE_CHECKING:
     from _hashlib import HASH
@@ -62,7 +62,7 @@ class Slot(Generic[H]):
         self.tools: tuple[object, str] | None = None  # (copy of the schemas, their section)
 
 
-SLOTS: PerObject[Slot[Any]] = PerObject()
+SLOTS: BranchSlot[Slot[Any]] = BranchSlot("prompt-cache")
 
 
 def slot_of(branch: Branch) -> Slot[Any]:
