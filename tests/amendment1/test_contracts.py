@@ -57,10 +57,11 @@ def test_section_authority_values_and_str_enum() -> None:
     assert isinstance(SectionAuthority.MATERIAL, str)
 
 
-def test_left_out_reason_is_the_adrs_five_then_the_ceilings_cleared() -> None:
-    # the ADR's closed five, in its order; ``cleared`` only an opt-in clearing ceiling writes
+def test_left_out_reason_is_the_adrs_five_then_the_ceilings_cleared_and_summarized() -> None:
+    # the ADR's closed five, in its order; ``cleared`` and ``summarized`` only opt-in tiers write
     assert get_args(LeftOutReason) == (
-        "per_provider_limit", "section_budget", "truncated", "evicted", "compacted", "cleared"
+        "per_provider_limit", "section_budget", "truncated", "evicted", "compacted", "cleared",
+        "summarized",
     )
     with pytest.raises(ValueError, match="not one of"):
         LeftOut("x", "dropped")  # type: ignore[arg-type]

@@ -44,6 +44,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
         marker,
     )
     from lionagi_turns.profiles.amendment1._skips import SkipReading, UndeterminedSkip, read_skips
+    from lionagi_turns.profiles.amendment1._summary import Compaction
     from lionagi_turns.profiles.amendment1._views import (
         EXCLUSIONS_KEY,
         ViewExclusions,
@@ -55,6 +56,7 @@ __all__ = (
     "CEILING_KEY",
     "EXCLUSIONS_KEY",
     "Calibration",
+    "Compaction",
     "CompiledChatRequest",
     "CompiledMessage",
     "ContextBlock",

@@ -22,6 +22,7 @@ import anyio
 
 from lionagi_turns.core.providers import check_image_hosts
 from lionagi_turns.integration._capture import note_call
+from lionagi_turns.integration._compaction import compact_before_call
 from lionagi_turns.integration._compile import (
     IN_FLIGHT_LEFT_OUT,
     compile_call,
@@ -69,7 +70,9 @@ async def apply_context_providers(
     branch already holds (``_repair.repair_before_call``; a repair is announced with
     ``TurnsCompatibilityWarning`` once per branch). lionagi's chat and run operations await it
     before the pre-call hook and before compiling, so the fold's estimate, the context
-    providers and the compiler all see the repaired branch."""
+    providers and the compiler all see the repaired branch. Then, under an Amendment 1
+    ceiling with ``compaction``, the turns a drop step is about to leave out are summarized
+    (``_compaction``)."""
     call_starting()
     markers = await repair_before_call(branch)
     if markers:
@@ -79,6 +82,7 @@ async def apply_context_providers(
     found: tuple[Instruction | None, ProviderReport | None] = await original(
         PREPARE, "_apply_context_providers"
     )(branch, instruction, param, ins=ins)
+    await compact_before_call(branch, ins, param, found)  # tier 3, before the compile
     return found
 
 

@@ -56,11 +56,17 @@ from lionagi_turns.profiles.amendment1._ceiling_record import (
     read_first_kept,
     read_record,
     record_problem,
+    trailing_results,
 )
 from lionagi_turns.profiles.amendment1._clearing import ToolResultClearing, clearing_option
 from lionagi_turns.profiles.amendment1._contracts import SectionBudgets
 from lionagi_turns.profiles.amendment1._meter import Meter
-from lionagi_turns.profiles.amendment1._sections import marker, result_entry, tool_results_block
+from lionagi_turns.profiles.amendment1._sections import marker, tool_results_block
+from lionagi_turns.profiles.amendment1._summary import (
+    Compaction,
+    check_compaction,
+    summary_sizes,
+)
 from lionagi_turns.profiles.amendment1._tiers import Levels, tiered_start
 
 if TYPE_CHECKING:
@@ -89,9 +95,11 @@ class InputCeiling:
     low_water: int | None = None
     calibration: _calibration.Calibration | None = _calibration.DEFAULT
     clear_tool_results: ToolResultClearing | bool | None = None
+    compaction: Compaction | None = None  # tier 3 (``_summary``), run by the integration
 
     def __post_init__(self) -> None:
         _calibration.check_policy(self.calibration)
+        check_compaction(self.compaction)
         if not isinstance(self.tokens, int) or isinstance(self.tokens, bool):
             raise TypeError(f"InputCeiling.tokens must be an int of tokens, got {self.tokens!r}")
         if self.tokens <= 0:
@@ -170,6 +178,8 @@ class Stepper:
         return min(self.limit, self.calibration.limit(self.ceiling.low))
     previous_cleared: frozenset[str] = frozenset()  # the results the last compile cleared
     cleared: dict[str, int] = field(default_factory=dict)  # this compile's: id -> tokens
+    summaries: Mapping[str, int] = field(default_factory=dict)  # ``_summary.summary_sizes``
+    summarized: bool = False  # the request sends the summary of the turns before ``first``
 
     def __call__(
         self, projected: Projection, groups: Sequence[Sequence[Turn]], sizes: Sequence[int]
@@ -180,7 +190,8 @@ class Stepper:
         pairs = rendered_pairs(self.instruction, projected.pending, projected.pending_sources)
         self.pending = self._block([r for r, _ in pairs], join)
         fixed = self.fixed + self.pending
-        self.room = max(0, self.limit - fixed)
+        # the recorded first kept turn's summary is sent while no step moves it: counted
+        self.room = max(0, self.limit - fixed - self.summaries.get(self.previous or "", 0))
         # a drop step also puts the history marker (one line) at the head of the history
         mark = self.meter.text(marker("history", 10**6, "truncated")) + join
         ids = [_group_id(g) for g in groups]
@@ -201,6 +212,8 @@ class Stepper:
             self.first = ids[start]
         else:
             self.first = str(self.instruction.id)
+        summary = self.summaries.get(self.first or "", 0) if start else 0
+        self.history, self.summarized = self.history + summary, bool(summary)
         return start
 
     def _dropped_start(
@@ -275,7 +288,7 @@ class Stepper:
             "typical_turn": typical,
             "turns_before_next_step": free // typical if typical else None,
             "calibration": self.calibration.record(self.ceiling.tokens, self.ceiling.low),
-            **cleared,
+            **cleared, **({"summarized": True} if self.summarized else {}),
         }
 
     @property
@@ -308,25 +321,6 @@ def ceiling_budgets(
         context=context,
         tool_results=None,
     )
-
-
-def trailing_results(branch: Branch, ids: Sequence[UUID], meter: Meter) -> int:
-    """An upper estimate of the current round's results before the compile: every action
-    response after the view's last instruction or assistant response, measured as the
-    tool_results section renders it (the compile de-duplicates, so it renders no more)."""
-    from lionagi.protocols.messages import ActionRequest, ActionResponse
-
-    from lionagi_turns.core.history import action_result
-
-    table: Mapping[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
-    total = 0
-    for uid in reversed(ids):
-        msg = table.get(uid)
-        if isinstance(msg, ActionResponse):
-            total += meter.text(result_entry(action_result(msg)))
-        elif not isinstance(msg, ActionRequest):
-            break
-    return total
 
 
 CURRENT_ROUND_NOTE = (
@@ -388,7 +382,7 @@ def plan_ceiling(
         instruction=request.instruction,
         sent=layout.sent,
         parts={"system": system_size, "instruction": instruction + layout.extra},
-        calibration=calibration,
+        calibration=calibration, summaries=summary_sizes(branch, meter),
     )
     return mapped, stepper
 

@@ -15,12 +15,15 @@ from lionagi.protocols.messages import Instruction
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
+    from lionagi_turns.profiles.amendment1._meter import Meter
+
 __all__ = (
     "CEILING_KEY",
     "IgnoredCeilingRecord",
     "read_first_kept",
     "read_record",
     "record_problem",
+    "trailing_results",
 )
 
 CEILING_KEY = "lionagi_turns.ceiling"
@@ -99,3 +102,23 @@ def record_problem(
             return (f"it was written under {key} {written!r}, not this compile's {value}; "
                     "it is ignored")
     return None
+
+
+def trailing_results(branch: Branch, ids: Sequence[UUID], meter: Meter) -> int:
+    """An upper estimate of the current round's results before the compile: every action
+    response after the view's last instruction or assistant response, measured as the
+    tool_results section renders it (the compile de-duplicates, so it renders no more)."""
+    from lionagi.protocols.messages import ActionRequest, ActionResponse
+
+    from lionagi_turns.core.history import action_result
+    from lionagi_turns.profiles.amendment1._sections import result_entry
+
+    table: Mapping[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
+    total = 0
+    for uid in reversed(ids):
+        msg = table.get(uid)
+        if isinstance(msg, ActionResponse):
+            total += meter.text(result_entry(action_result(msg)))
+        elif not isinstance(msg, ActionRequest):
+            break
+    return total

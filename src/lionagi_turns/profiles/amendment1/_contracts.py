@@ -70,6 +70,7 @@ LeftOutReason = Literal[
     "evicted",
     "compacted",
     "cleared",
+    "summarized",
 ]
 LEFT_OUT_REASONS: tuple[str, ...] = get_args(LeftOutReason)
 

@@ -56,6 +56,7 @@ from lionagi_turns.profiles.amendment1._sections import (
     marker_lines,
     prepend_part,
 )
+from lionagi_turns.profiles.amendment1._summary import Summary, summary_block, summary_for
 
 if TYPE_CHECKING:
     from lionagi_turns.core.history import InstructionTurn
@@ -141,8 +142,9 @@ class Amendment1(Stage):
         assert isinstance(prepared, _Prepared), "Amendment1.finish runs after its prepare"
         compiled = plan.compiled
         assert compiled is not None, "stages finish after the compiled request"
-        decision = _decision(plan)
-        messages = _marked(plan, marker_lines("history", decision.history_left))
+        decision, summary = _summarized(plan, _decision(plan), prepared.stepper)
+        head = marker_lines("history", decision.history_left)
+        messages = _marked(plan, f"{head}\n{summary_block(summary)}" if summary else head)
         remember_decision(plan.branch, decision)  # succeeded: the next compile starts here
         budgets, stepper = prepared.budgets, prepared.stepper
         bounds = section_bounds(
@@ -165,6 +167,24 @@ class Amendment1(Stage):
             compiled.instruction.metadata[CEILING_KEY] = stepper.record()
         marked = replace(compiled, messages=messages)
         return plan._replace(messages=messages, compiled=marked).with_slot(self.name, amended)
+
+
+def _summarized(
+    plan: Plan, decision: BoundDecision, stepper: Stepper | None
+) -> tuple[BoundDecision, Summary | None]:
+    """The decision with the records the sent summary stands for listed as ``summarized``,
+    and that summary (None when the request sends none: ``_summary``)."""
+    if stepper is None or not stepper.summarized:
+        return decision, None
+    summary = summary_for(plan.branch, stepper.first)
+    if summary is None:  # pragma: no cover - the stepper counted it from the same records
+        return decision, None
+    covers = frozenset(summary.covers)
+    truncated = tuple(
+        replace(e, reason="summarized") if e.reason == "truncated" and e.name in covers else e
+        for e in decision.truncated
+    )
+    return replace(decision, truncated=truncated), summary
 
 
 def _decision(plan: Plan) -> BoundDecision:
