@@ -19,6 +19,8 @@ lionagi name                                        replacement
 ``operations.run.run.emit_api_pre_call``            the call in progress during the emit)
 ``service.token_budget.get_token_budget``           ``_budget.get_token_budget`` (``used``:
 ``agent.nudge.get_token_budget``                    the tokens of what is sent)
+``tools.context.context.ContextTool.bind``          ``_patches.recording_bind`` (records each
+                                                    eviction at its source; amendment1 only)
 ==================================================  =====================================
 
 ``Branch.chat``, ``communicate``, ``operate``, ``ReAct`` and ``run`` reach the compiler through
