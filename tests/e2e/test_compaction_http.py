@@ -92,7 +92,7 @@ def test_summaries_keep_the_dropped_facts_and_every_request_stays_under_the_ceil
 
 
 def test_a_reloaded_branch_sends_the_same_summary(uninstalled: None) -> None:
-    branch, calls, sent = _loop(a1.Compaction(keep_facts))
+    branch, _, _ = _loop(a1.Compaction(keep_facts))
     again = Branch.from_dict(branch.to_dict(mode="json"))
     request = a1.TurnRequest(instruction=again.msgs.create_instruction(instruction="next"))
     reloaded = a1.compile_chat_request(again, request, ceiling=a1.InputCeiling(900, 500))

@@ -19,6 +19,8 @@ lionagi name                                        replacement
 ``operations.run.run.emit_api_pre_call``            the call in progress during the emit)
 ``service.token_budget.get_token_budget``           ``_budget.get_token_budget`` (``used``:
 ``agent.nudge.get_token_budget``                    the tokens of what is sent)
+``tools.context.context.ContextTool.bind``          ``_patches.recording_bind`` (records each
+                                                    eviction at its source; amendment1 only)
 ==================================================  =====================================
 
 ``Branch.chat``, ``communicate``, ``operate``, ``ReAct`` and ``run`` reach the compiler through
@@ -82,6 +84,7 @@ from lionagi_turns.integration._patches import (
     describe,
     fold_kwdefaults,
     lionagi_version,
+    targets_for,
 )
 from lionagi_turns.integration._registry import PROFILES
 from lionagi_turns.integration._run import (
@@ -151,6 +154,8 @@ def install(
             takers = [p for p in PROFILES if setting in _registry.get(p).settings]
             names = " or ".join(f"profile={p!r}" for p in takers)
             raise ValueError(f"install({setting}=...) applies to {names} only")
+    if chosen.check_settings is not None:
+        chosen.check_settings(budgets, ceiling)
     with lock:
         current = _registry.current().profile
         if saved and chosen.name != current.name:
@@ -158,25 +163,21 @@ def install(
                 f"lionagi-turns is installed with profile {current.name!r}; call uninstall() "
                 f"before install(profile={profile!r})"
             )
-        if chosen.activate is not None:
-            chosen.activate(budgets, ceiling)
-        try:
-            _install_locked()
-        except BaseException:
-            if chosen.deactivate is not None and not saved:
-                chosen.deactivate()
-            raise
+        _install_locked(chosen.name)
         _registry.put(_registry.Installed(chosen, budgets, ceiling))
         configure_capture(capture_dir)
         configure_otel(otel)
 
 
-def _install_locked() -> None:
+def _install_locked(profile: str) -> None:
+    """Rebind ``targets_for(profile)`` (and ContextFold's default estimate); no-op when
+    installed. Checks every target first, so a refusal changes nothing."""
     with lock:
         if saved:
             return
         version = lionagi_version()
-        originals = {(t.site, t.name): check_target(t, version) for t in TARGETS}
+        targets = targets_for(profile)
+        originals = {(t.site, t.name): check_target(t, version) for t in targets}
         fold_defaults = fold_kwdefaults()
         lionagi_estimate = originals[(FOLD, "estimate_next_request_tokens")]
         if fold_defaults.get("estimate") is not lionagi_estimate:
@@ -186,7 +187,7 @@ def _install_locked() -> None:
                 f"{FOLD}.estimate_next_request_tokens. Another patch is active (undo it, or "
                 "install lionagi-turns first)."
             )
-        for target in TARGETS:
+        for target in targets:
             setattr(site(target.site), target.name, target.replacement)
         fold_defaults["estimate"] = estimate_next_request_tokens
         originals[FOLD_DEFAULT] = lionagi_estimate
@@ -199,9 +200,10 @@ def uninstall() -> None:
     with lock:
         if not saved:
             return
+        targets = [t for t in TARGETS if (t.site, t.name) in saved]
         foreign = [
             f"{t.site}.{t.name} is {describe(getattr(site(t.site), t.name))}"
-            for t in TARGETS
+            for t in targets
             if getattr(site(t.site), t.name) is not t.replacement
         ]
         fold_defaults = fold_kwdefaults()
@@ -216,18 +218,11 @@ def uninstall() -> None:
                 + "; ".join(foreign)
                 + "). Undo that patch first, then call uninstall()."
             )
-        for target in TARGETS:
+        for target in targets:
             setattr(site(target.site), target.name, saved[(target.site, target.name)])
         fold_defaults["estimate"] = saved[FOLD_DEFAULT]
         saved.clear()
-        _deactivate_profile()
-
-
-def _deactivate_profile() -> None:
-    deactivate = _registry.current().profile.deactivate
-    if deactivate is not None:
-        deactivate()
-    _registry.clear()
+        _registry.clear()
 
 
 def is_installed() -> bool:
@@ -259,7 +254,7 @@ def installed() -> Iterator[None]:
     with lock:
         if _scopes == 0:
             _scope_owned = not saved
-        _install_locked()
+        _install_locked(_registry.current().profile.name)
         _scopes += 1
     try:
         yield

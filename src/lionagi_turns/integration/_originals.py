@@ -9,8 +9,12 @@ Contract:
   ``install()`` saved for that site; otherwise the current attribute of that module (or class,
   for a ``module:Class`` path).
 - ``saved`` maps ``(site, name)`` to the original ``install()`` replaced; it is empty exactly
-  when the integration is not installed. It is read and written only under ``lock`` (one
-  process-wide re-entrant lock, which ``install``/``uninstall``/``installed`` also hold).
+  when the integration is not installed. It is read and written only under ``lock``.
+- ``lock`` is the integration's one lock (process-wide, re-entrant): ``install``,
+  ``uninstall`` and ``installed`` hold it, and so do the installed-profile cell
+  (``_registry``) and the warned-once table (``_warnings``). The capture file's append lock
+  (``_capture_file``) guards file I/O only, and stays separate so a disk write never blocks
+  a compile.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ __all__ = (
     "ANTHROPIC",
     "BUDGET",
     "CHAT",
+    "CONTEXT_TOOL",
     "FOLD",
     "HOOKS",
     "MESSAGES",
@@ -52,6 +57,8 @@ FOLD = "lionagi.agent.context_fold"
 HOOKS = "lionagi.operations._api_hooks"
 BUDGET = "lionagi.service.token_budget"
 NUDGE = "lionagi.agent.nudge"
+# A class attribute, rebound only while the Amendment 1 profile is installed (ADR-0007 D7).
+CONTEXT_TOOL = "lionagi.tools.context.context:ContextTool"
 
 lock = threading.RLock()
 # (site, name) -> the lionagi original install() replaced; empty when not installed.

@@ -3,7 +3,9 @@
 Contract:
 
 - ``TARGETS`` lists every ``(site, name)`` ``install()`` rebinds, with the module (or
-  ``module:Class``) defining lionagi's original and this package's replacement.
+  ``module:Class``) defining lionagi's original and this package's replacement. A target
+  with a ``profile`` is rebound only while that profile is installed (``targets_for``):
+  ``ContextTool.bind`` records lionagi's context-tool evictions for Amendment 1 only.
 - ``check_target`` returns the site's current value when it is lionagi's own definition (its
   ``__module__`` and ``__qualname__`` are those of the defining module) and the site still
   holds it; otherwise it raises ``IntegrationError`` naming what is there instead.
@@ -19,6 +21,7 @@ import importlib
 import importlib.metadata
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from lionagi_turns.core.support import REQUIREMENT, SUPPORTED_LIONAGI, IntegrationError, supports
 from lionagi_turns.integration._anthropic import create_payload as anthropic_create_payload
@@ -30,6 +33,7 @@ from lionagi_turns.integration._originals import (
     ANTHROPIC,
     BUDGET,
     CHAT,
+    CONTEXT_TOOL,
     FOLD,
     HOOKS,
     MESSAGES,
@@ -38,6 +42,7 @@ from lionagi_turns.integration._originals import (
     PARSE,
     PREPARE,
     RUN,
+    original,
     site,
 )
 from lionagi_turns.integration._prepare_compat import prepare_messages_for_chat
@@ -48,6 +53,12 @@ from lionagi_turns.integration._run import (
     run_recording_outcome,
 )
 from lionagi_turns.integration._structure import build_instruction, propagate_structure
+from lionagi_turns.profiles.amendment1._views import record_context_tool
+
+if TYPE_CHECKING:
+    from lionagi.protocols.action.tool import Tool
+    from lionagi.session.branch import Branch
+    from lionagi.tools.context.context import ContextTool
 
 __all__ = (
     "FOLD_DEFAULT",
@@ -57,6 +68,8 @@ __all__ = (
     "describe",
     "fold_kwdefaults",
     "lionagi_version",
+    "recording_bind",
+    "targets_for",
 )
 
 
@@ -66,6 +79,17 @@ class Target:
     name: str
     origin: str  # module defining lionagi's original
     replacement: Callable[..., object]
+    profile: str | None = None  # rebound only while this profile is installed (None: always)
+
+
+def _lionagi_bind(self: ContextTool, branch: Branch) -> Tool:
+    """lionagi's own ``ContextTool.bind`` (the one ``install()`` saved)."""
+    bind: Callable[[ContextTool, Branch], Tool] = original(CONTEXT_TOOL, "bind")
+    return bind(self, branch)
+
+
+# ContextTool.bind whose tool records each evict/compact/restore at its source (ADR-0007 D7).
+recording_bind = record_context_tool(_lionagi_bind)
 
 
 TARGETS: tuple[Target, ...] = (
@@ -87,7 +111,13 @@ TARGETS: tuple[Target, ...] = (
     Target(RUN, "emit_api_post_call", HOOKS, emit_api_post_call),
     Target(BUDGET, "get_token_budget", BUDGET, get_token_budget),
     Target(NUDGE, "get_token_budget", BUDGET, get_token_budget),
+    Target(CONTEXT_TOOL, "bind", CONTEXT_TOOL, recording_bind, profile="amendment1"),
 )
+
+
+def targets_for(profile: str) -> tuple[Target, ...]:
+    """The targets ``install(profile=profile)`` rebinds, in table order."""
+    return tuple(t for t in TARGETS if t.profile in (None, profile))
 
 # ContextFold binds lionagi's estimate as the default of its keyword-only ``estimate`` parameter
 # at definition time, so the module attribute alone does not reach it: install() swaps that

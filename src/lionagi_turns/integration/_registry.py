@@ -6,7 +6,8 @@ Registered profiles (``PROFILES``, in this order):
   (``core.pipeline.compile_chat_request``). Takes no settings.
 - ``"amendment1"``: ADR-0007 Amendment 1 (``profiles.amendment1``): section budgets
   (``budgets``), an input ceiling (``ceiling``) and lionagi's context-tool evictions recorded
-  at their source (``activate`` patches ``ContextTool.bind``; ``deactivate`` restores it).
+  at their source (``ContextTool.bind``, a target of ``_patches.TARGETS`` rebound only while
+  this profile is installed).
 - ``"prompt-cache"``: the ADR-0127 layout (``profiles.prompt_cache``). It is not installed by
   name: it is selected for each call whose endpoint places the prompt cache
   (``places_prompt_cache``), on top of the installed profile.
@@ -29,14 +30,14 @@ What composes, and what is refused:
 - Two installed profiles do not compose: installing another one while one is installed raises
   ``IntegrationError`` (uninstall first).
 
-The installed profile is an ``Installed`` value in one lock-guarded cell: ``current()`` reads
-it, ``put``/``clear`` replace it (``_install`` does, under the integration's lock). A profile is
-recognised by its value (its registered name), never by object identity.
+The installed profile and its settings are an ``Installed`` value in one cell guarded by the
+integration's one lock (``_originals.lock``): ``current()`` reads it, ``put``/``clear``
+replace it (``_install`` does, holding that lock). A profile is recognised by its value (its
+registered name), never by object identity.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
@@ -44,6 +45,7 @@ from typing import TYPE_CHECKING, cast
 from lionagi_turns.core.pipeline import compile_chat_request, compile_traced
 from lionagi_turns.core.stage import Stage, check_stages
 from lionagi_turns.integration._cache import compile_for_prompt_cache
+from lionagi_turns.integration._originals import lock
 from lionagi_turns.integration._react import react_context_now
 
 if TYPE_CHECKING:
@@ -80,7 +82,8 @@ class InstallProfile:
     """One registered profile: its name, what it provides, and how the adapter compiles with it
     (``compile``: no layout; ``compile_cached``: composed with the prompt-cache layout).
     ``installable`` False: selected per call, never by ``install(profile=...)``;
-    ``settings`` names the keyword settings ``install`` accepts for it."""
+    ``settings`` names the keyword settings ``install`` accepts for it; ``check_settings``
+    refuses bad values of them (``TypeError``/``ValueError``) before anything is installed."""
 
     name: str
     provides: str
@@ -88,8 +91,7 @@ class InstallProfile:
     compile_cached: Callable[[Branch, TurnRequest], tuple[Compiled, SegmentedBlocks]]
     installable: bool = True
     settings: frozenset[str] = frozenset()
-    activate: Callable[[object, object], None] | None = None
-    deactivate: Callable[[], None] | None = None
+    check_settings: Callable[[object, object], None] | None = None
     aliases: tuple[str, ...] = ()
     stages: Callable[[], tuple[Stage, ...]] | None = None
 
@@ -105,12 +107,11 @@ class Installed:
 
 _profiles: dict[str, InstallProfile] = {}
 _names: dict[str, str] = {}  # a name or alias -> the registered name
-_cell_lock = threading.Lock()
 
 
 def register(profile: InstallProfile) -> None:
     """Add ``profile`` under its name and aliases; refuses (``ValueError``) a name in use."""
-    with _cell_lock:
+    with lock:
         taken = [n for n in (profile.name, *profile.aliases) if n in _names]
         if taken:
             raise ValueError(f"profile name {taken[0]!r} is already registered")
@@ -163,28 +164,35 @@ def _seed_cached(
 def _amended(branch: Branch, request: TurnRequest) -> Compiled:
     from lionagi_turns.profiles.amendment1 import _integration
 
-    return _integration.compile_installed(branch, request)
+    settings = current()
+    return _integration.compile_installed(
+        branch, request, _settings(settings.budgets), _ceiling(settings.ceiling)
+    )
 
 
 def _amended_cached(branch: Branch, request: TurnRequest) -> tuple[Compiled, SegmentedBlocks]:
     from lionagi_turns.profiles.amendment1 import _integration
 
-    return _integration.compile_installed_cached(branch, request)
-
-
-def _amended_activate(budgets: object, ceiling: object) -> None:
-    from lionagi_turns.profiles.amendment1 import _integration
-
-    # activate() checks both types itself (TypeError naming the expected class)
-    _integration.activate(
-        cast("amended.SectionBudgets | None", budgets), cast("InputCeiling | None", ceiling)
+    settings = current()
+    return _integration.compile_installed_cached(
+        branch, request, _settings(settings.budgets), _ceiling(settings.ceiling)
     )
 
 
-def _amended_deactivate() -> None:
+def _settings(budgets: object) -> amended.SectionBudgets | None:
+    # checked by check_settings when installed
+    return cast("amended.SectionBudgets | None", budgets)
+
+
+def _ceiling(ceiling: object) -> InputCeiling | None:
+    return cast("InputCeiling | None", ceiling)
+
+
+def _amended_check(budgets: object, ceiling: object) -> None:
     from lionagi_turns.profiles.amendment1 import _integration
 
-    _integration.deactivate()
+    _integration.check_settings(budgets, ceiling)
+
 
 DEFAULT = InstallProfile(
     name="default",
@@ -201,8 +209,7 @@ register(
         compile=_amended,
         compile_cached=_amended_cached,
         settings=frozenset({"budgets", "ceiling"}),
-        activate=_amended_activate,
-        deactivate=_amended_deactivate,
+        check_settings=_amended_check,
     )
 )
 register(
@@ -251,7 +258,7 @@ def register_stages(
 def unregister(name: str) -> None:
     """Remove the stage profile ``name`` (``register_stages``); ``ValueError`` for a profile
     that is not one, or that is installed."""
-    with _cell_lock:
+    with lock:
         found = _profiles.get(_names.get(name, ""))
         if found is None or found.stages is None:
             raise ValueError(f"no stage profile is registered as {name!r}")
@@ -277,13 +284,13 @@ _cell: list[Installed] = [Installed(DEFAULT)]
 
 def current() -> Installed:
     """The installed profile (``"default"`` when none was installed)."""
-    with _cell_lock:
+    with lock:
         return _cell[0]
 
 
 def put(installed: Installed) -> None:
     """Make ``installed`` the installed profile."""
-    with _cell_lock:
+    with lock:
         _cell[0] = installed
 
 

@@ -1,6 +1,7 @@
 """The integration's one-time warnings (``TurnsCompatibilityWarning``).
 
-Contract: ``warn_once(key, message)`` warns at most once per process per ``key`` (thread-safe);
+Contract: ``warn_once(key, message)`` warns at most once per process per ``key`` (the table of
+keys is guarded by the integration's one lock, ``_originals.lock``);
 ``reset_warnings()`` forgets which keys warned (for tests). ``note_gaps`` warns the
 prompt-cache gap once when an endpoint places the prompt cache but the call does not use the
 layout (the seed profile is forced).
@@ -8,8 +9,9 @@ layout (the seed profile is forced).
 
 from __future__ import annotations
 
-import threading
 import warnings
+
+from lionagi_turns.integration._originals import lock
 
 __all__ = (
     "PROMPT_CACHE_GAP",
@@ -26,7 +28,6 @@ class TurnsCompatibilityWarning(UserWarning):
 
 
 _warned: set[str] = set()
-_warn_lock = threading.Lock()
 
 PROMPT_CACHE_GAP = (
     "lionagi-turns: this model's endpoint places the prompt cache (ADR-0127, "
@@ -44,7 +45,7 @@ REACT_RESUME_BLOCKS_GAP = (
 
 def warn_once(key: str, message: str, *, stacklevel: int = 3) -> None:
     """Warn ``message`` as ``TurnsCompatibilityWarning`` unless ``key`` already warned."""
-    with _warn_lock:
+    with lock:
         if key in _warned:
             return
         _warned.add(key)
@@ -53,7 +54,7 @@ def warn_once(key: str, message: str, *, stacklevel: int = 3) -> None:
 
 def reset_warnings() -> None:
     """Forget which one-time warnings were issued (for tests)."""
-    with _warn_lock:
+    with lock:
         _warned.clear()
 
 
