@@ -20,6 +20,7 @@ from lionagi_turns.cli._prompt_cache import render_prompt_cache
 from lionagi_turns.cli._sections import Measured
 from lionagi_turns.cli._turn import turn_spec
 from lionagi_turns.cli._views import console, print_json
+from lionagi_turns.cli._window import Paging, check_paging
 
 __all__ = ("amended_command",)
 
@@ -33,7 +34,7 @@ def amended_command(
     profile: Profile,
     budget: list[str],
     at: int | None,
-    last: int | None,
+    last: Paging,
     ceiling_options: tuple[int | None, int | None] = (None, None),
 ) -> None:
     from lionagi_turns.cli._amendment1 import (
@@ -74,10 +75,11 @@ def amended_command(
         spec = turn_spec(loaded, instruction, blocks, at, spec_profile)
         step("compiling the request")
         report, measured = compiled_or_exit(loaded, build)
+    check_paging(last, len(report["messages"]))
     if format is PageFormat.json:
         print_json(report)
     elif format is PageFormat.html:
-        print_html(report, measured)
+        print_html(report, measured, last)
     elif composed:
         render_prompt_cache(console(), report, measured, last)
         if "ceiling" in report:

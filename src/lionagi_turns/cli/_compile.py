@@ -37,6 +37,7 @@ from lionagi_turns.cli._sections import (
 from lionagi_turns.cli._shape import header
 from lionagi_turns.cli._turn import TurnSpec, turn_spec
 from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.cli._window import Paging, select
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 from lionagi_turns.core.errors import with_notes
 from lionagi_turns.core.history import (
@@ -60,6 +61,7 @@ __all__ = (
     "render_reload_note",
     "render_sections",
     "section_notes",
+    "shown_range",
     "text_of",
     "turn_fields",
 )
@@ -207,17 +209,16 @@ def render_compile(
     report: JsonObject,
     trace: Trace,
     measured: Measured,
-    last: int | None = None,
+    last: int | Paging | None = None,
 ) -> None:
     """The text view of ``report``: the header, each message framed with the fold's sections
-    marked (as the compile ``trace`` planned them; with ``last``, only the last ``last``
-    messages, a line saying how many are left out), then the sections table."""
+    marked (as the compile ``trace`` planned them; with ``last``, only the messages it selects,
+    ``shown_range``, a line saying how many are left out), then the sections table."""
     _print_header(console, loaded, report)
     parts = fold_parts(trace)
     messages: list[JsonObject] = report["messages"]
     out = Lines(console)
-    first = shown_from(out, len(messages), last)
-    for i in range(first, len(messages)):
+    for i in shown_range(out, len(messages), last):
         folded = parts if i == trace.fold_message_index else []
         _message_frame(out, i, messages[i], report, folded, measured.messages[i])
     out.flush()
@@ -238,6 +239,19 @@ def shown_from(out: Lines, count: int, last: int | None) -> int:
         )
     )
     return left_out
+
+
+def shown_range(out: Lines, count: int, last: int | Paging | None) -> range:
+    """The indexes of the messages a text view shows: ``--last N`` as ``shown_from``, or
+    ``--around K``'s window (``_window.select``), with a line saying what is left out."""
+    if not isinstance(last, Paging):
+        return range(shown_from(out, count, last), count)
+    if last.around is None:
+        return range(shown_from(out, count, last.last), count)
+    window = select(count, last)
+    if window.hidden:
+        out.write(out.styled(f"… {window.note()}", "italic dim"))
+    return range(window.start, window.stop)
 
 
 #: The one line the text views print when ``LoadedBranch.system_lost_by_from_dict``.

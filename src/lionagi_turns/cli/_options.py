@@ -13,6 +13,7 @@ import typer
 from lionagi_turns.integration._registry import compositions
 
 __all__ = (
+    "AroundOpt",
     "AtOpt",
     "BudgetOpt",
     "CeilingOpt",
@@ -95,7 +96,15 @@ LastOpt = Annotated[
         "--last",
         metavar="N",
         callback=at_least(0),
-        help="Text view: only the last N messages (JSON and HTML stay complete).",
+        help="Only the last N messages (JSON stays complete).",
+    ),
+]
+AroundOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--around",
+        metavar="K",
+        help="Only messages[K] and 25 on each side (JSON stays complete).",
     ),
 ]
 MaxBytesOpt = Annotated[
@@ -180,6 +189,6 @@ AtOpt = Annotated[
     typer.Option(
         "--at",
         metavar="K",
-        help="What the K-th recorded instruction sent (1 = the first).",
+        help="The K-th recorded instruction's request (1 = the first).",
     ),
 ]
