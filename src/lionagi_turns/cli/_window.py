@@ -52,7 +52,7 @@ class Window:
         if not self.hidden:
             return ""
         return (f"{self.hidden:,} of {self.count:,} message(s) not shown ({self.how}): "
-                f"messages[{self.start:,}] to messages[{self.stop - 1:,}] are; "
+                f"messages[{self.start}] to messages[{self.stop - 1}] are; "
                 "--last N or --around K shows others, --format json prints them all")
 
 
