@@ -68,14 +68,13 @@ def amended_command(
 
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-        # the layout a turn was sent in is the branch's record of it (amendment1 alone shows
-        # a branch that recorded none)
+        # the layout a turn was sent in is the branch's record (amendment1 alone: none)
         composed = profile.value == "amendment1+prompt-cache" or recorded_layout(loaded, at)
         spec_profile = COMPOSED if composed else profile.value
         spec = turn_spec(loaded, instruction, blocks, at, spec_profile)
         step("compiling the request")
         report, measured = compiled_or_exit(loaded, build)
-    check_paging(last, len(report["messages"]))
+        check_paging(last, len(report["messages"]))
     if format is PageFormat.json:
         print_json(report)
     elif format is PageFormat.html:
