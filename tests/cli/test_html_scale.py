@@ -40,12 +40,20 @@ def test_a_long_branchs_page_is_bounded_and_summary_first(run_cli, branches) -> 
     heads = [large.index(h) for h in ("<h2>Sections", "<h2>Current turn", "<h2>Largest 20",
                                       "<h2>Messages")]
     assert heads == sorted(heads) and large.index('<details class="message"') > heads[-1]
+    assert ".seg{min-width:" in large  # a section too small for 0.01% is still drawn
     count = 2 * 1_500 + 1  # the history, then the current turn (the system text is folded)
     assert _shown(large) == list(range(count - PAGE, count))
     assert f"{count - PAGE:,} of {count:,} message(s) not shown" in large
     largest = re.search(r'<ol class="largest">(.*?)</ol>', large, re.S)
     assert largest is not None and largest.group(1).count("<li>") == 20
     assert f'<a href="#m{count - 1}">messages[{count - 1}]</a>' in large  # the current turn
+
+
+def test_a_section_under_a_hundredth_of_a_percent_says_so() -> None:
+    from lionagi_turns.cli._html import _share
+
+    assert _share(0.0, {"tokens": 3}) == "&lt;0.01" and _share(0.0, {"tokens": 0}) == "0.00"
+    assert _share(12.5, {"tokens": 3}) == "12.50"
 
 
 def test_last_and_around_page_html_and_text_alike(run_cli, branches) -> None:

@@ -123,13 +123,13 @@ def _sections(measured: Measured) -> list[str]:
     out = ['<h2>Sections</h2><div class="stack">']
     out += [
         f'<span class="seg s-{n}" data-section="{n}" style="width:{shares[n]:.2f}%" '
-        f'title="{n}: {rows[n]["tokens"]:,} tokens, {shares[n]:.2f}%"></span>'
+        f'title="{n}: {rows[n]["tokens"]:,} tokens, {_share(shares[n], rows[n])}%"></span>'
         for n in names
     ]
     out.append('</div><table class="sections"><tr><th>section</th><th>characters</th>'
                "<th>tokens</th><th>share</th></tr>")
     for n in (*SECTION_NAMES, "total"):
-        share = "100.00" if n == "total" and names else f"{shares.get(n, 0.0):.2f}"
+        share = "100.00" if n == "total" and names else _share(shares.get(n, 0.0), rows[n])
         out.append(
             f'<tr data-section="{n}"><td>{_key(n)}{n}</td>'
             f'<td class="n">{rows[n]["characters"]:,}</td>'
@@ -138,6 +138,12 @@ def _sections(measured: Measured) -> list[str]:
     out.append("</table><p class=\"facts\">tokens: o200k_base, counted offline, each "
                "section's own text on its own</p>")
     return out
+
+
+def _share(width: float, row: JsonObject) -> str:
+    """A section's share as the page shows it (HTML): ``&lt;0.01`` for a section with tokens
+    too few to reach 0.01%, never a 0.00 that reads as empty."""
+    return "&lt;0.01" if row["tokens"] and width == 0.0 else f"{width:.2f}"
 
 
 def _key(name: str) -> str:
