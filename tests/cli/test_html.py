@@ -86,13 +86,19 @@ def assert_self_contained(document: str, page: Page, texts: list[str]) -> None:
     assert all(set(a) == {"class", "src", "alt"} and a["class"] == "thumb"
                and str(a["src"]).startswith("data:image/") for a in thumbs), thumbs
     assert not [t for t, _ in page.tags if t in LOADING - {"img"}], "a tag that loads something"
+    ids = {a["id"] for _, a in page.tags if a.get("id")}
     for tag, attrs in page.tags:
-        if tag != "img":
+        if tag == "a":  # a link goes to a row of the same page, nowhere else
+            assert set(attrs) == {"href"} and str(attrs["href"]).removeprefix("#") in ids, attrs
+        elif tag != "img":
             assert not {"src", "href", "srcset", "action"} & set(attrs), (tag, attrs)
         assert not any(k.startswith("on") for k in attrs), (tag, attrs)
     for css in page.styles:
         assert "url(" not in css and "@import" not in css and "http" not in css
     rest = re.sub(r'<span class="remote">[^<]*</span>', "", document)
+    previews = re.findall(r'<blockquote class="preview">([^<]*)', rest)
+    assert all(any(t.startswith(html.unescape(p)) for t in texts) for p in previews)
+    rest = re.sub(r'<blockquote class="preview">[^<]*', "", rest)  # a prefix of a text
     for text in texts:
         rest = rest.replace(html.escape(text, quote=True), "", 1)
     assert "http" not in rest and "<script" not in rest.lower()
@@ -196,10 +202,22 @@ def test_amendment1_page_says_what_was_left_out_and_why(run_cli, tmp_path: Path)
             in run.stdout
 
 
-def test_last_leaves_the_page_complete(run_cli) -> None:
+def test_last_and_around_choose_the_pages_messages(run_cli) -> None:
+    """``--last N`` and ``--around K`` page the HTML as they page the text view; the summary
+    still lists every message it links, naming the --around that shows one left out."""
     path = str(EXAMPLES / "support.json")
-    assert run_cli("compile", path, "--last", "1", "-f", "html").stdout == run_cli(
-        "compile", path, "-f", "html").stdout
+    full = parse(run_cli("compile", path, "-f", "html").stdout)
+    assert full.details == [f"messages[{i}]" for i in range(5)]
+    last = run_cli("compile", path, "--last", "2", "-f", "html").stdout
+    assert parse(last).details == ["messages[3]", "messages[4]"]
+    assert parse(last).texts == full.texts[3:]
+    assert "3 of 5 message(s) not shown (--last 2)" in last
+    assert "messages[0] <span class=\"off\">(not on this page: --around 0)</span>" in last
+    around = run_cli("compile", path, "--around", "1", "-f", "html").stdout
+    assert parse(around).details == [f"messages[{i}]" for i in range(5)]  # 25 on each side
+    for bad in (("--around", "5"), ("--around", "-1"), ("--around", "1", "--last", "1")):
+        run = run_cli("compile", path, *bad, "-f", "html")
+        assert run.code == 2 and run.stdout == "" and len(run.stderr.splitlines()) == 1, bad
 
 
 def test_widths_sum_to_exactly_100() -> None:

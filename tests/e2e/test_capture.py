@@ -268,3 +268,32 @@ def test_amendment1_record_carries_bounds_and_left_out_and_the_line_validates(tm
     last = json.loads(found.read_text().splitlines()[-1])
     jsonschema.validate(last, _schema())
     assert last["left_out"] == 4 and {b["section"] for b in last["bounds"]} >= {"history"}
+
+
+def test_a_record_prints_in_rich_and_shows_in_a_notebook(installed_turns) -> None:
+    """``__rich__``: the request's table with the record's facts; ``_repr_html_``: the facts,
+    escaped, then the compiled request's page body."""
+    from rich.console import Console
+
+    with ChatServer() as server:
+        server.script("one")
+        branch = Branch(system="be brief", chat_model=openai(server))
+
+        async def drive() -> list[Any]:
+            async with lionagi_turns.capture() as calls:
+                await branch.communicate("first <b>bold</b>")
+            return calls
+
+        record = asyncio.run(drive())[0]
+    console = Console(record=True, width=120, color_system=None)
+    console.print(record)
+    text = " ".join(console.export_text().replace("│", " ").split())
+    assert text.startswith(" ".join(repr(record).split()))
+    assert "outcome ok" in text and "model gpt-4.1-mini" in text
+    assert "input_tokens 11, output_tokens 7" in text and KEY not in text
+    page = record._repr_html_()
+    assert page.startswith('<div class="lt-call"><table class="call">')
+    assert f"<tr><th>branch</th><td>{branch.id}</td></tr>" in page
+    assert "<tr><th>outcome</th><td>ok</td></tr>" in page
+    assert record.compiled._repr_html_() in page and "first &lt;b&gt;bold&lt;/b&gt;" in page
+    assert KEY not in page

@@ -115,11 +115,11 @@ def test_a_failing_summarizer_falls_back_to_a_plain_drop_once_warned(uninstalled
 
 
 def test_bad_compaction_options_are_refused_naming_the_value() -> None:
-    with pytest.raises(TypeError, match="Compaction.summarize must be an async callable"):
+    with pytest.raises(TypeError, match=r"Compaction\.summarize must be an async callable"):
         a1.Compaction("not callable")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"Compaction.share must be in \(0, 1\], got 0"):
         a1.Compaction(keep_facts, share=0)
-    with pytest.raises(ValueError, match="Compaction.timeout must be seconds > 0"):
+    with pytest.raises(ValueError, match=r"Compaction\.timeout must be seconds > 0"):
         a1.Compaction(keep_facts, timeout=-1)
-    with pytest.raises(TypeError, match="InputCeiling.compaction must be a Compaction"):
+    with pytest.raises(TypeError, match=r"InputCeiling\.compaction must be a Compaction"):
         a1.InputCeiling(100, compaction=keep_facts)  # type: ignore[arg-type]

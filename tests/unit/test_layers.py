@@ -56,7 +56,7 @@ Edge = tuple[str, str]
 Rank = tuple[int, int]
 
 _CORE_LEVELS: tuple[tuple[str, ...], ...] = (
-    ("errors", "kinds", "values", "consistent", "version"),
+    ("errors", "kinds", "values", "consistent", "version", "_rich_view"),
     ("contracts", "parts", "merge", "envelope", "measure", "memo"),
     ("history", "fold", "render", "react", "durable", "providers", "support"),
     ("rendered",),

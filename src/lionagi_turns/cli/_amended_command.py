@@ -21,6 +21,7 @@ from lionagi_turns.cli._prompt_cache import render_prompt_cache
 from lionagi_turns.cli._sections import Measured
 from lionagi_turns.cli._turn import turn_spec
 from lionagi_turns.cli._views import console, print_json
+from lionagi_turns.cli._window import Paging, check_paging
 
 __all__ = ("amended_command",)
 
@@ -37,7 +38,7 @@ def amended_command(
     profile: Profile,
     budget: list[str],
     at: int | None,
-    last: int | None,
+    last: Paging,
     ceiling_options: tuple[int | None, int | None, int | None] = (None, None, None),
 ) -> None:
     from lionagi_turns.cli._amendment1 import (
@@ -70,17 +71,17 @@ def amended_command(
 
     with progress() as step:
         loaded, blocks = turn_inputs(path, instruction, context, max_bytes)
-        # the layout a turn was sent in is the branch's record of it (amendment1 alone shows
-        # a branch that recorded none)
+        # the layout a turn was sent in is the branch's record (amendment1 alone: none)
         composed = profile.value == "amendment1+prompt-cache" or recorded_layout(loaded, at)
         spec_profile = COMPOSED if composed else profile.value
         spec = turn_spec(loaded, instruction, blocks, at, spec_profile)
         step("compiling the request")
         report, measured = compiled_or_exit(loaded, build)
+        check_paging(last, len(report["messages"]))
     if format is PageFormat.json:
         print_json(report)
     elif format is PageFormat.html:
-        print_html(report, measured)
+        print_html(report, measured, last)
     elif composed:
         render_prompt_cache(console(), report, measured, last)
         if "ceiling" in report:

@@ -36,7 +36,7 @@ from lionagi_turns.cli._compile import (
     render_reload_note,
     render_sections,
     section_notes,
-    shown_from,
+    shown_range,
     text_of,
     turn_fields,
 )
@@ -47,6 +47,7 @@ from lionagi_turns.cli._numbers import budget, count, number
 from lionagi_turns.cli._sections import Measured, measure
 from lionagi_turns.cli._turn import TurnSpec
 from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.cli._window import Paging
 from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.profiles.amendment1._ceiling import read_first_kept
@@ -158,7 +159,7 @@ def _left(row: JsonObject) -> str:
 
 
 def render_amended(
-    console: Console, report: JsonObject, measured: Measured, last: int | None = None
+    console: Console, report: JsonObject, measured: Measured, last: int | Paging | None = None
 ) -> None:
     table = Table(title="Sections (ADR-0007 Amendment 1)", title_justify="left",
                   show_edge=False, pad_edge=False)
@@ -183,7 +184,7 @@ def render_amended(
     out = Lines(console)
     messages = report["messages"]
     width = max(console.width, 20)
-    for i in range(shown_from(out, len(messages), last), len(messages)):
+    for i in shown_range(out, len(messages), last):
         text = text_of(messages[i]["content"])[0]
         out.write(out.styled(f"[{i}] ", "bold") + out.inert(messages[i]["role"], "bold"))
         for row in bounded_rows(text.split("\n")):

@@ -30,8 +30,9 @@ Commands and exit codes (one module each: ``_compile``, ``_diff``, ``_check``):
 ``cli/schema/``).
 
 ``compile --format html`` (every profile) prints one self-contained page of the request
-(``_html``); ``--last N`` (``compile``, ``diff``) shortens the text view to the last N messages,
-saying how many it leaves out (JSON and HTML stay complete). On a terminal, a load or compile
+(``_html``: summary first, then a bounded window of messages); ``--last N`` (``compile``,
+``diff``) and ``--around K`` (``compile``) choose the messages the text view and the page show
+(``_window``), saying how many are left out (JSON stays complete). On a terminal, a load or compile
 over a second shows a status line on stderr (``_progress``); nothing else is written there.
 
 Every command takes ``--max-bytes N`` (env ``LIONAGI_TURNS_MAX_BYTES``; default 64 MiB), the
@@ -60,7 +61,7 @@ from typer.core import TyperCommand
 
 from lionagi_turns.cli._amended_command import amended_command
 from lionagi_turns.cli._check import check_report, render_check
-from lionagi_turns.cli._compile import measured_turn, registered_stages, render_compile
+from lionagi_turns.cli._compile import measured_turn, render_compile
 from lionagi_turns.cli._diff import diff_report, render_diff
 from lionagi_turns.cli._exits import (
     bad_choice,
@@ -82,6 +83,7 @@ from lionagi_turns.cli._inputs import (
 )
 from lionagi_turns.cli._load import DEFAULT_MAX_BYTES, LIONAGI_VERSION, LoadedBranch
 from lionagi_turns.cli._options import (
+    AroundOpt,
     AtOpt,
     BudgetOpt,
     CeilingOpt,
@@ -100,10 +102,12 @@ from lionagi_turns.cli._options import (
     Profile,
     ProfileOpt,
 )
+from lionagi_turns.cli._plugins import registered_stages
 from lionagi_turns.cli._progress import progress
 from lionagi_turns.cli._prompt_cache import prompt_cache_turn, render_prompt_cache
 from lionagi_turns.cli._turn import turn_spec
 from lionagi_turns.cli._views import ClosedPipe, console, print_json
+from lionagi_turns.cli._window import Paging, check_paging
 from lionagi_turns.core.contracts import ContextBlock
 from lionagi_turns.core.version import __version__
 
@@ -201,6 +205,7 @@ def compile_command(
     budget: BudgetOpt = None,
     at: AtOpt = None,
     last: LastOpt = None,
+    around: AroundOpt = None,
     ceiling: CeilingOpt = None,
     low_water: LowWaterOpt = None,
     clear_results: ClearResultsOpt = None,
@@ -208,10 +213,12 @@ def compile_command(
     """Print the messages the next call sends to the model (with --at K: what the K-th
     recorded instruction's request sent)."""
     amended = ("amendment1", "amendment1+prompt-cache")
+    paging = Paging(last, around)
+    check_paging(paging, 1 if around is None else around + 1)  # both given: refused before loading
     ceiling_options = (ceiling, low_water, clear_results)
     if profile.value in amended or budget or any(o is not None for o in ceiling_options):
         amended_command(path, instruction, context, format, max_bytes, profile, budget or [],
-                        at, last, ceiling_options)
+                        at, paging, ceiling_options)
         return
     stages, laid_out = registered_stages(profile.value)
     with progress() as step:
@@ -226,19 +233,21 @@ def compile_command(
             report, trace, measured = compiled_or_exit(
                 loaded, lambda: measured_turn(loaded, spec, stages))
     if laid_out:
+        check_paging(paging, len(cached["messages"]))
         if format is PageFormat.json:
             print_json(cached)
         elif format is PageFormat.html:
-            print_html(cached, measured)
+            print_html(cached, measured, paging)
         else:
-            render_prompt_cache(console(), cached, measured, last)
+            render_prompt_cache(console(), cached, measured, paging)
         return
+    check_paging(paging, len(report["messages"]))
     if format is PageFormat.json:
         print_json(report)
     elif format is PageFormat.html:
-        print_html(report, measured)
+        print_html(report, measured, paging)
     else:
-        render_compile(console(), loaded, report, trace, measured, last)
+        render_compile(console(), loaded, report, trace, measured, paging)
 
 
 @app.command(

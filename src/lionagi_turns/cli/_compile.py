@@ -37,6 +37,7 @@ from lionagi_turns.cli._sections import (
 from lionagi_turns.cli._shape import header
 from lionagi_turns.cli._turn import TurnSpec, turn_spec
 from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.cli._window import Paging, select
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 from lionagi_turns.core.errors import with_notes
 from lionagi_turns.core.history import (
@@ -47,7 +48,6 @@ from lionagi_turns.core.measure import ENCODING
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.core.stage import Stage
-from lionagi_turns.integration._registry import stages_of
 
 __all__ = (
     "TOKENIZER",
@@ -57,12 +57,12 @@ __all__ = (
     "fold_parts",
     "fold_report",
     "measured_turn",
-    "registered_stages",
     "render_at",
     "render_compile",
     "render_reload_note",
     "render_sections",
     "section_notes",
+    "shown_range",
     "text_of",
     "turn_fields",
 )
@@ -126,16 +126,6 @@ def compiled_turn(loaded: LoadedBranch, spec: TurnSpec) -> tuple[JsonObject, Tra
     marks comes from it, never from a second walk)."""
     report, trace, _ = measured_turn(loaded, spec)
     return report, trace
-
-
-def registered_stages(profile: str) -> tuple[tuple[Stage, ...], bool]:
-    """The stages of ``--profile`` ``profile`` when it is not one the CLI shows itself (a
-    profile registered with ``register_stages``, alone or ``NAME+prompt-cache``; else
-    ``()``), and whether the prompt-cache layout lays the request out."""
-    base, _, layout = profile.partition("+")
-    if base in ("default", "amendment1", "prompt-cache"):
-        return (), profile == "prompt-cache"
-    return stages_of(base) or (), layout == "prompt-cache"
 
 
 def measured_turn(
@@ -222,17 +212,16 @@ def render_compile(
     report: JsonObject,
     trace: Trace,
     measured: Measured,
-    last: int | None = None,
+    last: int | Paging | None = None,
 ) -> None:
     """The text view of ``report``: the header, each message framed with the fold's sections
-    marked (as the compile ``trace`` planned them; with ``last``, only the last ``last``
-    messages, a line saying how many are left out), then the sections table."""
+    marked (as the compile ``trace`` planned them; with ``last``, only the messages it selects,
+    ``shown_range``, a line saying how many are left out), then the sections table."""
     _print_header(console, loaded, report)
     parts = fold_parts(trace)
     messages: list[JsonObject] = report["messages"]
     out = Lines(console)
-    first = shown_from(out, len(messages), last)
-    for i in range(first, len(messages)):
+    for i in shown_range(out, len(messages), last):
         folded = parts if i == trace.fold_message_index else []
         _message_frame(out, i, messages[i], report, folded, measured.messages[i])
     out.flush()
@@ -253,6 +242,19 @@ def shown_from(out: Lines, count: int, last: int | None) -> int:
         )
     )
     return left_out
+
+
+def shown_range(out: Lines, count: int, last: int | Paging | None) -> range:
+    """The indexes of the messages a text view shows: ``--last N`` as ``shown_from``, or
+    ``--around K``'s window (``_window.select``), with a line saying what is left out."""
+    if not isinstance(last, Paging):
+        return range(shown_from(out, count, last), count)
+    if last.around is None:
+        return range(shown_from(out, count, last.last), count)
+    window = select(count, last)
+    if window.hidden:
+        out.write(out.styled(f"… {window.note()}", "italic dim"))
+    return range(window.start, window.stop)
 
 
 #: The one line the text views print when ``LoadedBranch.system_lost_by_from_dict``.

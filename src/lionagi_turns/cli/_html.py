@@ -10,9 +10,15 @@ Contracts:
   element, expandable without script).
 - Every text that comes from the input (message text, path, instruction, names, reasons) is
   HTML-escaped (``html.escape``, quotes included), so no stored text becomes markup. Each
-  message's exact text (``_compile.text_of``: its text parts, one per line) is in its
-  ``<pre class="text">``, not shortened: ``--format html`` shows everything.
-- Bars: the sections bar has one segment per section with tokens, and each message (and, in the
+  shown message's exact text (``_compile.text_of``: its text parts, one per line) is in its
+  ``<pre class="text">``, not shortened, inside a ``<details>`` anchored ``id="mK"``.
+- Summary first (``_html_summary``): the sections bar and table, the current turn, the
+  largest messages linked, the fold, segments, bounds (what was left out and why) and
+  ceiling; then the messages, as ``_window.select`` chooses them: ``--last N``, ``--around
+  K``, else all of a request of at most ``PAGE`` messages or its last ``PAGE``; the page says
+  how many it leaves out and how to show them. Every system block is always shown.
+- Bars: the sections bar has one segment per section with tokens (never drawn narrower than a
+  visible minimum; its true share in its title and in the table), and each message (and, in the
   prompt-cache profile, each system block) a bar of its share of the request's tokens, split
   in turn by the sections it holds (coloured as in the sections bar). Widths are percentages
   with two decimals, apportioned by largest remainder so that the sections' widths, the rows'
@@ -28,10 +34,11 @@ import html
 import sys
 from collections.abc import Sequence
 
-from lionagi_turns.cli._amendment1 import calibration_line
 from lionagi_turns.cli._compile import text_of
+from lionagi_turns.cli._html_summary import ceiling, current_turn, largest, row_id, window_note
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._sections import SECTION_NAMES, Measured, count_tokens, measure
+from lionagi_turns.cli._window import PAGE, Paging, Window, select
 from lionagi_turns.core.contracts import CompiledChatRequest
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY
@@ -49,6 +56,10 @@ _CSS = """
 .lt-request td,.lt-request th{padding:.15rem .6rem;text-align:left;border-bottom:1px solid #e3e6ec}
 .lt-request td.n{text-align:right;font-variant-numeric:tabular-nums}
 .lt-request .stack{display:flex;height:1.1rem;border:1px solid #c9ced8;margin:.4rem 0}
+.lt-request .seg{min-width:.6rem;flex-shrink:1}.lt-request .row-bar{min-width:2px}
+.lt-request .off,.lt-request .window{color:#6b7385}
+.lt-request blockquote.preview{white-space:pre-wrap;margin:.3rem 0;padding:.3rem .6rem;
+border-left:3px solid #d56a5b;background:#f7f8fa}
 .lt-request .bar{display:inline-flex;height:.7rem;vertical-align:middle}
 .lt-request .part{display:inline-block;height:100%}
 .lt-request .key{display:inline-block;width:.7rem;height:.7rem;margin-right:.35rem}
@@ -112,13 +123,13 @@ def _sections(measured: Measured) -> list[str]:
     out = ['<h2>Sections</h2><div class="stack">']
     out += [
         f'<span class="seg s-{n}" data-section="{n}" style="width:{shares[n]:.2f}%" '
-        f'title="{n}: {rows[n]["tokens"]:,} tokens"></span>'
+        f'title="{n}: {rows[n]["tokens"]:,} tokens, {_share(shares[n], rows[n])}%"></span>'
         for n in names
     ]
     out.append('</div><table class="sections"><tr><th>section</th><th>characters</th>'
                "<th>tokens</th><th>share</th></tr>")
     for n in (*SECTION_NAMES, "total"):
-        share = "100.00" if n == "total" and names else f"{shares.get(n, 0.0):.2f}"
+        share = "100.00" if n == "total" and names else _share(shares.get(n, 0.0), rows[n])
         out.append(
             f'<tr data-section="{n}"><td>{_key(n)}{n}</td>'
             f'<td class="n">{rows[n]["characters"]:,}</td>'
@@ -127,6 +138,12 @@ def _sections(measured: Measured) -> list[str]:
     out.append("</table><p class=\"facts\">tokens: o200k_base, counted offline, each "
                "section's own text on its own</p>")
     return out
+
+
+def _share(width: float, row: JsonObject) -> str:
+    """A section's share as the page shows it (HTML): ``&lt;0.01`` for a section with tokens
+    too few to reach 0.01%, never a 0.00 that reads as empty."""
+    return "&lt;0.01" if row["tokens"] and width == 0.0 else f"{width:.2f}"
 
 
 def _key(name: str) -> str:
@@ -209,42 +226,6 @@ def _turn(turn: JsonObject) -> str:
     return f"{turn['messages']:,} message(s); {previous}"
 
 
-def _ceiling(report: JsonObject) -> list[str]:
-    """``--ceiling``'s report, as the text view gives it: the ceiling and low-water mark, how
-    full each section is, the truncation point, whether this request steps, the turns left."""
-    if "ceiling" not in report:
-        return []
-    record = report["ceiling"]
-    used, tokens = record["used"], record["ceiling"]
-    out = [f'<h2>Input ceiling</h2><p class="ceiling">ceiling {tokens:,} tokens, low-water '
-           f"mark {record['low_water']:,} tokens: {used:,} tokens used, "
-           f"{used * 100 // tokens}% full</p>",
-           '<table class="ceiling"><tr><th>section</th><th>tokens</th><th>share</th></tr>']
-    out += [f'<tr><td>{_e(name)}</td><td class="n">{size:,}</td>'
-            f'<td class="n">{size * 100 // tokens}%</td></tr>'
-            for name, size in record["sections"].items()]
-    out.append("</table>")
-    if record["kept_turns"]:
-        first = record["first"] or "the first turn (nothing dropped yet)"
-        point = f"truncation point: the first kept turn is {first}"
-    else:
-        point = "truncation point: no turn is kept"
-    step = "this request is a drop step" if record["stepped"] else "no drop step this request"
-    left = record["turns_before_next_step"]
-    typical = record["typical_turn"]
-    kept = f"{record['kept_turns']:,} turn(s) kept" + (
-        f", typical {typical:,} tokens" if typical is not None else "")
-    fit = (f"{left:,} more turn(s) of that size fit before the next drop step"
-           if left is not None else "no kept turn to size the next step by")
-    calibration = calibration_line(record.get("calibration"))
-    cleared = (f"<li>{len(record['cleared']):,} older tool result(s) cleared, "
-               f"{record['cleared_tokens']:,} tokens (listed as cleared)</li>"
-               if "cleared" in record else "")
-    out.append(f'<ul class="ceiling"><li>{_e(point)}; {step}</li>'
-               f"<li>{_e(kept)}; {_e(fit)}</li>{cleared}<li>{_e(calibration)}</li></ul>")
-    return out
-
-
 def _tokens(tokens: int | None) -> str:
     return "" if tokens is None else f" ({tokens:,} tokens)"
 
@@ -279,11 +260,17 @@ def _row_marks(report: JsonObject, at: str) -> list[JsonObject]:
     return [m for m in report.get("marks", []) if m["at"] == at or m["at"].startswith(at + ".")]
 
 
-def _messages(report: JsonObject, measured: Measured) -> list[str]:
-    rows = _rows(report, measured)
+def _shown(rows: list[JsonObject], window: Window) -> list[int]:
+    """The rows the page shows: every system block, then the window's messages."""
+    blocks = [k for k, r in enumerate(rows) if not r["at"].startswith("messages[")]
+    return blocks + [len(blocks) + i for i in range(window.start, window.stop)]
+
+
+def _messages(report: JsonObject, rows: list[JsonObject], window: Window) -> list[str]:
     shares = widths([r["tokens"] for r in rows])
-    out = ["<h2>Messages</h2>"]
-    for row, share in zip(rows, shares, strict=True):
+    out = ["<h2>Messages</h2>", window_note(window)]
+    for k in _shown(rows, window):
+        row, share = rows[k], shares[k]
         tags = "".join(
             f'<span class="fold">{_e(t)}</span>' if t.startswith("fold") else f" · {_e(t)}"
             for t in row["tags"]
@@ -294,7 +281,8 @@ def _messages(report: JsonObject, measured: Measured) -> list[str]:
         )
         images = f" · {row['images']} image(s)" if row["images"] else ""
         out.append(
-            f'<details class="message" data-at="{_e(row["at"])}"><summary>'
+            f'<details class="message" id="{row_id(row["at"])}" data-at="{_e(row["at"])}">'
+            "<summary>"
             f'<span class="track"><span class="bar row-bar" style="width:{share:.2f}%">'
             f"{_parts(row['counts'])}</span></span> <b>{_e(row['label'])}</b>{tags}{marks} · "
             f"{len(row['text']):,} chars · {row['tokens']:,} tokens ({share:.2f}%){images}"
@@ -335,26 +323,31 @@ def _parts(counts: dict[str, int]) -> str:
     )
 
 
-def request_body(report: JsonObject, measured: Measured) -> str:
+def request_body(report: JsonObject, measured: Measured, paging: Paging | None = None) -> str:
     """The page's body (see the module contract): one ``<div class="lt-request">`` holding
-    its own ``<style>``."""
+    its own ``<style>``; ``paging`` chooses the messages shown (``_window.select``, with the
+    default window of ``PAGE`` messages)."""
+    rows = _rows(report, measured)
+    window = select(len(report["messages"]), paging or Paging(), PAGE)
     parts = [f'<div class="lt-request"><style>{_CSS}</style>', *_header(report)]
     parts += _sections(measured)
+    parts += current_turn(rows, window)
+    parts += largest(rows, window)
     parts += _fold(report)
     parts += _segments(report)
     parts += _bounds(report)
-    parts += _ceiling(report)
-    parts += _messages(report, measured)
+    parts += ceiling(report)
+    parts += _messages(report, rows, window)
     parts.append("</div>")
     return "\n".join(parts)
 
 
-def request_page(report: JsonObject, measured: Measured) -> str:
-    """The complete page (see the module contract)."""
+def request_page(report: JsonObject, measured: Measured, paging: Paging | None = None) -> str:
+    """The complete page (see the module contract), its messages as ``paging`` selects."""
     title = _e("lionagi-turns compile " + str(report.get("path") or ""))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>{title}</title></head><body>\n{request_body(report, measured)}\n"
+        f"<title>{title}</title></head><body>\n{request_body(report, measured, paging)}\n"
         "</body></html>\n"
     )
 
@@ -376,10 +369,10 @@ def compiled_body(request: CompiledChatRequest | AmendedRequest) -> str:
     return request_body(report, measured)
 
 
-def print_html(report: JsonObject, measured: Measured) -> None:
+def print_html(report: JsonObject, measured: Measured, paging: Paging | None = None) -> None:
     """``request_page`` on standard output, as UTF-8 whatever the locale (a lone surrogate,
     which UTF-8 cannot carry, is written as its character reference)."""
-    data = request_page(report, measured).encode("utf-8", "xmlcharrefreplace")
+    data = request_page(report, measured, paging).encode("utf-8", "xmlcharrefreplace")
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:
         sys.stdout.write(data.decode("utf-8"))

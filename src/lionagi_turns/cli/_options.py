@@ -14,6 +14,7 @@ from lionagi_turns.cli._plugins import load_stage_modules
 from lionagi_turns.integration._registry import compositions
 
 __all__ = (
+    "AroundOpt",
     "AtOpt",
     "BudgetOpt",
     "CeilingOpt",
@@ -96,7 +97,15 @@ LastOpt = Annotated[
         "--last",
         metavar="N",
         callback=at_least(0),
-        help="Text view: only the last N messages (JSON and HTML stay complete).",
+        help="Only the last N messages (JSON stays complete).",
+    ),
+]
+AroundOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--around",
+        metavar="K",
+        help="Only messages[K] and 25 on each side (JSON stays complete).",
     ),
 ]
 MaxBytesOpt = Annotated[
@@ -145,9 +154,8 @@ ProfileOpt = Annotated[
         "--profile",
         metavar="NAME",
         help="default (what install() sends), amendment1 (token budgets, saying what is left "
-        "out), prompt-cache (stable parts first, with cache marks) or amendment1+prompt-cache "
-        "(both; amendment1 picks it where the branch recorded it), or a registered stage "
-        "profile.",
+        "out), prompt-cache (stable parts first), amendment1+prompt-cache, or a registered "
+        "stage profile.",
     ),
 ]
 BudgetOpt = Annotated[
@@ -192,6 +200,6 @@ AtOpt = Annotated[
     typer.Option(
         "--at",
         metavar="K",
-        help="What the K-th recorded instruction sent (1 = the first).",
+        help="The K-th recorded instruction's request (1 = the first).",
     ),
 ]

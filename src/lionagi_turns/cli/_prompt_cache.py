@@ -24,7 +24,7 @@ from lionagi_turns.cli._compile import (
     render_at,
     render_reload_note,
     render_sections,
-    shown_from,
+    shown_range,
     turn_fields,
 )
 from lionagi_turns.cli._json import JsonObject
@@ -33,6 +33,7 @@ from lionagi_turns.cli._load import LoadedBranch, one_line
 from lionagi_turns.cli._sections import Measured, count_tokens, measure
 from lionagi_turns.cli._turn import TurnSpec, turn_spec
 from lionagi_turns.cli._views import bounded_line, inert, inert_text
+from lionagi_turns.cli._window import Paging
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 from lionagi_turns.core.stage import Stage
 from lionagi_turns.integration._cache import prompt_cache_traced
@@ -126,7 +127,7 @@ def _segment(blocks: int, texts: list[str]) -> dict[str, int]:
 
 
 def render_prompt_cache(
-    console: Console, report: JsonObject, measured: Measured, last: int | None = None
+    console: Console, report: JsonObject, measured: Measured, last: int | Paging | None = None
 ) -> None:
     """Text view of ``report`` (``measured``: its sections, from ``prompt_cache_turn``): one
     row per system block and message (with ``last``, only the last ``last`` messages, a line
@@ -150,8 +151,7 @@ def render_prompt_cache(
         ))
     out = Lines(console)
     messages = report["messages"]
-    first = shown_from(out, len(messages), last)
-    for i in range(first, len(messages)):
+    for i in shown_range(out, len(messages), last):
         message = messages[i]
         content = message["content"]
         blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]

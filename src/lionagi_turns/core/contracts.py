@@ -231,6 +231,13 @@ class CompiledChatRequest:
         """A one-line summary (``request_summary``); equality and the fields are unchanged."""
         return request_summary("CompiledChatRequest", self.messages, self.provider_kwargs)
 
+    def __rich__(self) -> object:
+        """What a Rich console prints: the summary line over a table of the last messages
+        (``_rich_view.request_table``; Rich is imported only here)."""
+        from lionagi_turns.core._rich_view import request_table
+
+        return request_table(repr(self), self.messages)
+
     def __deepcopy__(self, memo: dict[int, object]) -> CompiledChatRequest:
         """An equal compiled request sharing no mutable object with this one."""
         return CompiledChatRequest(

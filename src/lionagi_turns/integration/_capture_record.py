@@ -10,6 +10,7 @@ name; None while the call is in flight).
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +49,29 @@ class CallRecord:
         """How many records the request's section bounds left out (0 for the default profile)."""
         bounds = getattr(self.compiled, "bounds", ())
         return sum(len(b.left_out) for b in bounds)
+
+    def facts(self) -> list[tuple[str, str]]:
+        """The record's facts as (label, value) rows, the views' common part."""
+        usage = ", ".join(f"{k} {v:,}" for k, v in self.usage.items()) or "none reported"
+        return [("branch", self.branch_id), ("profile", self.profile),
+                ("model", self.model or "not sent"), ("left out", f"{self.left_out:,}"),
+                ("cache marks", ", ".join(self.cache_marks) or "none"), ("usage", usage),
+                ("outcome", self.outcome or "in flight")]
+
+    def __rich__(self) -> object:
+        """What a Rich console prints: the compiled request's table (its ``__rich__``), then
+        the record's facts (``facts``) as its last rows."""
+        from lionagi_turns.core._rich_view import request_table
+
+        return request_table(repr(self), self.compiled.messages, self.facts())
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the record's facts (escaped) in a table, then the compiled
+        request's own ``_repr_html_`` (the ``compile --format html`` body) when it has one."""
+        rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                       for k, v in self.facts())
+        view = self.compiled._repr_html_() or ""
+        return f'<div class="lt-call"><table class="call">{rows}</table>{view}</div>'
 
     def __repr__(self) -> str:
         usage = ", ".join(f"{k}={v}" for k, v in self.usage.items()) or "no usage"

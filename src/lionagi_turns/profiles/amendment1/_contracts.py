@@ -208,6 +208,21 @@ class CompiledChatRequest:
         return _base.request_summary("amendment1.CompiledChatRequest", self.messages,
                                      self.provider_kwargs, extra)
 
+    def __rich__(self) -> object:
+        """What a Rich console prints: the default profile's table, then one row per section
+        that left records out (how many, and why)."""
+        from lionagi_turns.core._rich_view import request_table
+
+        rows = []
+        for bound in self.bounds:
+            if bound.left_out:
+                reasons: dict[str, int] = {}
+                for entry in bound.left_out:
+                    reasons[entry.reason] = reasons.get(entry.reason, 0) + 1
+                why = ", ".join(f"{n:,} {reason}" for reason, n in reasons.items())
+                rows.append((f"{bound.section} left out", why))
+        return request_table(repr(self), self.messages, rows)
+
     def __deepcopy__(self, memo: dict[int, object]) -> CompiledChatRequest:
         return CompiledChatRequest(
             instruction=copy.deepcopy(self.instruction, memo),
