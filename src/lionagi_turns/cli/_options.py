@@ -105,7 +105,7 @@ AroundOpt = Annotated[
     typer.Option(
         "--around",
         metavar="K",
-        help="Only messages[K] and 25 on each side (JSON stays complete).",
+        help="Only message K and 25 on each side (JSON: all).",
     ),
 ]
 MaxBytesOpt = Annotated[
@@ -154,8 +154,8 @@ ProfileOpt = Annotated[
         "--profile",
         metavar="NAME",
         help="default (what install() sends), amendment1 (token budgets, saying what is left "
-        "out), prompt-cache (stable parts first), amendment1+prompt-cache, or a registered "
-        "stage profile.",
+        "out), prompt-cache (stable parts first, with cache marks), amendment1+prompt-cache "
+        "(both; chosen where recorded) or a registered stage profile.",
     ),
 ]
 BudgetOpt = Annotated[
