@@ -22,7 +22,7 @@ ROW = re.compile(r"^\| ([^|]+?) \| (\d+) \| [\d.]+ \| [\d.]+ \| \d+/\d+ \| (\d+)
 def test_a_short_loop_prints_the_four_rows_and_the_tiers_keep_more(tmp_path: Path) -> None:
     env = {**os.environ, "LIONAGI_HOME": str(tmp_path / "home"), "LOG_AUTO_SAVE_ON_EXIT": "false"}
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--rounds", "24", "--ceiling-round", "10"], cwd=tmp_path,
+        [sys.executable, str(BENCH), "--rounds", "16", "--ceiling-round", "6"], cwd=tmp_path,
         env=env, capture_output=True, text=True, timeout=300,
     )
     assert done.returncode == 0, done.stderr
