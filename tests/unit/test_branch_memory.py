@@ -46,10 +46,12 @@ def test_an_entry_goes_with_its_owner_whatever_its_slots() -> None:
     owner = Owner()
     one.put(owner, 1)
     two.put(owner, 2)
-    before = len(SLOTS)
+    slot = id(owner)
+    assert slot in one and slot in two
     del owner
     gc.collect()
-    assert (len(SLOTS), len(one), len(two), SLOTS.dead()) == (before - 1, 0, 0, 0)
+    # other tests' branches may go in the same collection: only this entry is checked
+    assert slot not in SLOTS and slot not in one and slot not in two
     branch_memory._names.remove("test.lifetime.one")
     branch_memory._names.remove("test.lifetime.two")
 
