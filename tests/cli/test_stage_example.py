@@ -18,8 +18,12 @@ from lionagi_turns import TurnRequest, compile_chat_request
 from lionagi_turns import amendment1 as a1
 from lionagi_turns.core.pipeline import compile_traced
 from lionagi_turns.integration import _install, _registry
-from lionagi_turns.profiles.amendment1._compile import compile_amended_traced
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.amendment1._compile import (
+    amended_result,
+    amendment1_stage,
+    seed_request,
+)
+from lionagi_turns.profiles.prompt_cache.layout import PromptCache, compile_cached, laid_out
 
 from .conftest import Run
 
@@ -53,9 +57,9 @@ def test_after_amendment1_its_messages_are_the_amended_ones_and_the_bounds_stay(
     b = _branch()
     request = a1.TurnRequest(instruction=b.msgs.create_instruction(instruction="now"))
     plain = a1.compile_chat_request(b, request, ceiling=a1.InputCeiling(10_000))
-    compiled, _ = compile_amended_traced(
-        b, request, ceiling=a1.InputCeiling(10_000), after=(Reminder(),)
-    )
+    stage = amendment1_stage(request, ceiling=a1.InputCeiling(10_000))
+    trace = compile_traced(b, seed_request(request), stages=(stage, Reminder()))
+    compiled = amended_result(trace)
     assert compiled.bounds == plain.bounds
     assert compiled.messages[-1].content == _with_reminder(plain.messages[-1].content)
 
@@ -65,7 +69,7 @@ def test_before_the_layout_the_record_covers_the_messages_as_sent() -> None:
     request = TurnRequest(instruction=b.msgs.create_instruction(instruction="now"))
     plain = compile_cached(b, TurnRequest(instruction=b.msgs.create_instruction(
         instruction="now")), None)
-    laid = compile_cached(b, request, None, before=(Reminder(),))
+    laid = laid_out(b, request, (Reminder(), PromptCache()))
     assert laid.compiled.messages[-1].content == _with_reminder(plain.compiled.messages[-1].content)
     assert laid.layout.stable == plain.layout.stable
     assert laid.record.prefix != plain.record.prefix  # the digest covers the reminder

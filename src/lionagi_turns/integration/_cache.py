@@ -24,7 +24,7 @@ from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.core.values import JsonObject
 from lionagi_turns.integration._anthropic import SegmentedBlocks, place_segment_marks
-from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, compile_cached
+from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, PromptCache, laid_out
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -43,7 +43,8 @@ def compile_for_prompt_cache(
     """The compiled request and its ordered system blocks (module contract); ``react_context``
     is lionagi's ``_react_context`` of a running ReAct turn (the compiler's ReAct step)."""
     schemas = list(branch.acts.schema_list)
-    result = compile_cached(branch, request, schemas, react_context=react_context, before=before)
+    stage = PromptCache(tool_schemas=schemas)
+    result = laid_out(branch, request, (*before, stage), react_context=react_context)
     layout = result.layout
     blocks = SegmentedBlocks(
         list(layout.stable), list(layout.conversation), layout.previous_end
@@ -70,7 +71,8 @@ def prompt_cache_traced(
 ) -> tuple[dict[str, Any], CachedCompile]:
     """``prompt_cache_view`` and the compile it shows (its trace holds the fold plan);
     ``before``: the stages the layout lays out."""
-    result = compile_cached(branch, request, tool_schemas, audit=True, before=before)
+    audited = PromptCache(tool_schemas=tool_schemas, audit=True)
+    result = laid_out(branch, request, (*before, audited))
     return cache_view(result), result
 
 

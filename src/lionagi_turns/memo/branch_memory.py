@@ -65,15 +65,14 @@ class BranchSlot(Generic[V]):
     def setdefault(self, owner: object, make: Callable[[], V]) -> V | None:
         """``owner``'s value, a new ``make()`` kept when it has none; None without a weak
         reference."""
-        found = self.get(owner)
-        if found is not None:
-            return found
         with _lock:
-            found = self.get(owner)
-            if found is not None:
-                return found
-            value = make()
-            return value if self.put(owner, value) else None
+            entry = SLOTS.setdefault(owner, dict)
+            if entry is None:
+                return None
+            found = entry.get(self.name)
+            if found is None:
+                found = entry[self.name] = make()
+            return cast("V", found)
 
     def forget(self, owner: object) -> None:
         with _lock:

@@ -23,7 +23,11 @@ from typing import TYPE_CHECKING
 
 from lionagi_turns.core.render import ShownSections
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling
-from lionagi_turns.profiles.amendment1._compile import compile_amended_traced
+from lionagi_turns.profiles.amendment1._compile import (
+    amended_result,
+    amendment1_stage,
+    seed_request,
+)
 from lionagi_turns.profiles.amendment1._contracts import (
     CompiledChatRequest,
     SectionBudgets,
@@ -31,7 +35,7 @@ from lionagi_turns.profiles.amendment1._contracts import (
 )
 from lionagi_turns.profiles.amendment1._meter import Measure
 from lionagi_turns.profiles.prompt_cache.blocks import SegmentedBlocks
-from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, PromptCache, cached_result
+from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, PromptCache, laid_out
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -61,11 +65,11 @@ def compile_cached_amended(
         shown=None if shown is None else shown[0],
         audit=audit,
     )
-    compiled, trace = compile_amended_traced(
-        branch, request, budgets=budgets, measure=measure, react_context=react_context,
-        ceiling=ceiling, after=(layout,), shown=None if shown is None else shown[1],
-    )
-    result = cached_result(trace)
+    amended = amendment1_stage(request, budgets, measure, ceiling,
+                               None if shown is None else shown[1])
+    result = laid_out(branch, seed_request(request), (amended, layout),
+                      react_context=react_context)
+    compiled = amended_result(result.trace)
     laid = result.layout
     blocks = SegmentedBlocks(list(laid.stable), list(laid.conversation), laid.previous_end)
     return compiled, blocks, result

@@ -44,7 +44,6 @@ from typing import TYPE_CHECKING
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.render import ShownSections
-from lionagi_turns.core.stage import Stage
 from lionagi_turns.profiles.amendment1._ceiling import InputCeiling
 from lionagi_turns.profiles.amendment1._contracts import (
     CompiledChatRequest,
@@ -97,16 +96,12 @@ def compile_amended_traced(
     measure: Measure | None = None,
     react_context: Sequence[object] | None = None,
     ceiling: InputCeiling | None = None,
-    after: Sequence[Stage] = (),
-    shown: ShownSections | None = None,
 ) -> tuple[CompiledChatRequest, Trace]:
     """``compile_chat_request`` and the pipeline's trace (the messages in
-    ``trace.compiled`` carry the history marker); same arguments and errors. ``after``: the
-    stages that follow Amendment 1's (e.g. the prompt-cache layout); ``shown``: the response
-    sections a rebuilt call's instruction is measured with under the ceiling."""
-    stage = amendment1_stage(request, budgets, measure, ceiling, shown)
+    ``trace.compiled`` carry the history marker); same arguments and errors."""
+    stage = amendment1_stage(request, budgets, measure, ceiling)
     trace = compile_traced(
-        branch, seed_request(request), stages=(stage, *after), react_context=react_context
+        branch, seed_request(request), stages=(stage,), react_context=react_context
     )
     return amended_result(trace), trace
 

@@ -81,6 +81,7 @@ __all__ = (
     "branch_system",
     "cached_result",
     "compile_cached",
+    "laid_out",
     "read_record",
     "recorded_tool_section",
     "tool_section",
@@ -122,7 +123,6 @@ def compile_cached(
     react_context: Sequence[object] | None = None,
     audit: bool = False,
     memo: Memo | None = None,
-    before: Sequence[Stage] = (),
 ) -> CachedCompile:
     """Compile ``request`` under the prompt-cache layout (module rules): the one pipeline with
     the ``PromptCache`` stage. ``tool_schemas`` is the conversation's tool set
@@ -135,13 +135,23 @@ def compile_cached(
     records that are not well formed or have flaws, and a recorded stable segment read without
     its tool section; with ``audit`` also every record whose text does not verify (it then
     compiles without resuming a previous walk, which skips the history it reuses). ``memo``:
-    the compile's (``Memo``; None: ``chosen_memo()``); ``before``: stages the layout lays out
-    (they run before it)."""
-    stage = PromptCache(tool_schemas=tool_schemas, audit=audit)
-    trace = compile_traced(
-        branch, request, stages=(*before, stage), react_context=react_context, memo=memo
-    )
-    return cached_result(trace)
+    the compile's (``Memo``; None: ``chosen_memo()``)."""
+    return laid_out(branch, request, (PromptCache(tool_schemas=tool_schemas, audit=audit),),
+                    react_context=react_context, memo=memo)
+
+
+def laid_out(
+    branch: Branch,
+    request: TurnRequest,
+    stages: Sequence[Stage],
+    *,
+    react_context: Sequence[object] | None = None,
+    memo: Memo | None = None,
+) -> CachedCompile:
+    """The one compile under ``stages``, a tuple that ends with a ``PromptCache`` stage (the
+    stages before it are what it lays out), read as a ``CachedCompile``."""
+    trace = compile_traced(branch, request, stages=stages, react_context=react_context, memo=memo)
+    return cached_result(trace, stages[-1].name if stages else NAME)
 
 
 def cached_result(trace: Trace, name: str = NAME) -> CachedCompile:
