@@ -16,6 +16,7 @@ from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import CompileProfile
+from lionagi_turns.memo.fast import FAST
 from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1._bound import (
     Bound,
@@ -130,7 +131,7 @@ def test_running_the_bound_changes_neither_it_nor_the_memory() -> None:
     b = _history(9)
     _memory.forget(b)
     now = b.msgs.create_instruction(instruction="now")
-    bound = Bound(b, BUDGETS, Meter(chars), measure=chars)
+    bound = Bound(b, BUDGETS, Meter(chars), FAST, measure=chars)
     before = repr(bound)
     seed = SeedRequest(instruction=now)
     options = CompileProfile(

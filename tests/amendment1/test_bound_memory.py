@@ -24,6 +24,7 @@ from lionagi_turns import no_fast_path
 from lionagi_turns.amendment1 import ContextBlock, SectionBudgets, TurnRequest, compile_chat_request
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import Projection, project_history, select_ids
+from lionagi_turns.memo.fast import FAST
 from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1._bound import Bound, BoundDecision, remember_decision
 from lionagi_turns.profiles.amendment1._meter import Meter
@@ -322,7 +323,7 @@ def _walk(b: Branch, reuse: list[Any] | None = None) -> Projection:
 
 def _decided(b: Branch, projected: Projection, budgets: SectionBudgets) -> tuple[Any, ...]:
     """One bound call on ``projected``, as comparable data, its decision and its output."""
-    bounded = Bound(b, budgets, Meter(chars))(projected, SeedRequest(instruction=_now(b)))
+    bounded = Bound(b, budgets, Meter(chars), FAST)(projected, SeedRequest(instruction=_now(b)))
     out, decision = bounded.projection, bounded.decision
     assert isinstance(decision, BoundDecision)
     turns = [

@@ -37,6 +37,7 @@ from lionagi_turns.core.profile import SEED_PROFILE
 from lionagi_turns.core.render import render_view
 from lionagi_turns.integration._cache import compile_for_prompt_cache
 from lionagi_turns.memo import resume as _resume
+from lionagi_turns.memo.fast import FAST
 from lionagi_turns.memo.switch import no_fast_path
 from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached, tool_section
 from lionagi_turns.profiles.prompt_cache.memo import _slots, prefix_digests, slot_count
@@ -499,7 +500,7 @@ def test_prefix_digests_resume_only_where_the_messages_are_the_same() -> None:
     for messages in sequences:
         total = len(messages)
         for marks in ({total}, {0, total}, {min(2, total), total}, set(range(total + 1))):
-            assert prefix_digests(branch, tuple(messages), marks) == plain_prefix_digests(
+            assert prefix_digests(branch, tuple(messages), marks, FAST) == plain_prefix_digests(
                 messages, marks
             )
 
@@ -507,13 +508,13 @@ def test_prefix_digests_resume_only_where_the_messages_are_the_same() -> None:
 def test_prefix_digests_never_change_a_kept_chain_state() -> None:
     branch = Branch()
     messages = tuple(_m(MessageRole.USER, str(i)) for i in range(6))
-    prefix_digests(branch, messages, {6})
+    prefix_digests(branch, messages, {6}, FAST)
     slot = _slots.get(branch)
     assert slot is not None
     held = slot.chain
     assert held is not None
     before = [(n, s.hexdigest()) for n, s in held.states]
-    prefix_digests(branch, (*messages, _m(MessageRole.ASSISTANT, "x")), {6, 7})
+    prefix_digests(branch, (*messages, _m(MessageRole.ASSISTANT, "x")), {6, 7}, FAST)
     assert [(n, s.hexdigest()) for n, s in held.states] == before
     assert before[-1] == (6, _chain(messages))
 

@@ -48,7 +48,7 @@ from uuid import UUID
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
-from lionagi_turns.core.profile import Bounded, chosen_memo
+from lionagi_turns.core.profile import Bounded, Memo
 from lionagi_turns.core.rendering import assistant_text, history_record
 from lionagi_turns.core.values import naming_record
 from lionagi_turns.memo.resume import same_prefix
@@ -123,18 +123,18 @@ class Bound:
     """The profile's ``bound`` (module docstring): its configuration only. ``react``: the
     compile runs a ReAct step, which replaces the output turns it reduces by copies holding
     this request's context, so nothing is taken from the memory and the decision forgets what
-    it holds; nor when ``keep`` is False: the
-    compile's ``Memo.keeps`` (the fast path off; None: ``chosen_memo()``'s)."""
+    it holds; nor when ``memo`` (the compile's, passed in by its entry point) keeps nothing
+    (the fast path off)."""
 
     branch: Branch
     budgets: SectionBudgets
     meter: Meter
+    memo: Memo
     react: bool = False
     measure: Measure | None = None  # the caller's (None: o200k), the key of what was measured
     # the history start rule (None: ``keep_newest`` under the history budget); called with the
     # projection, its whole turns and each turn's history size, it returns the first kept group
     rule: Rule | None = None
-    keep: bool | None = None
     view: tuple[UUID, ...] | None = None  # the compile's view (None: selected again)
 
     def __call__(self, projected: Projection, request: SeedRequest) -> Bounded:
@@ -142,7 +142,7 @@ class Bound:
         view's first defect before calling."""
         exclusions = view_exclusions(self.branch, request.progression).left_out
         turns = projected.turns
-        remember = not self.react and (chosen_memo().keeps if self.keep is None else self.keep)
+        remember = not self.react and self.memo.keeps
         memo, same, measured = self._recalled(turns, remember)
         start = self._history_start(projected, request, measured, same, memo)
         first = start.first

@@ -108,8 +108,8 @@ class Amendment1(Stage):
         if stepper is not None:
             _charge_context(stepper, blocks, meter)
         bound = Bound(
-            branch, budgets, meter, react=bool(plan.react_context), measure=self.measure,
-            rule=stepper, keep=plan.memo.keeps, view=plan.view,
+            branch, budgets, meter, plan.memo, react=bool(plan.react_context),
+            measure=self.measure, rule=stepper, view=plan.view,
         )
         profile = replace(
             plan.profile,

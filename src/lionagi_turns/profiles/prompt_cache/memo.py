@@ -5,7 +5,7 @@ Each answer equals, always, the one computed afresh (``read_record`` on every in
 tool section rendered, ``prefix_digests`` over every message); a memo only decides how much of
 it is recomputed.
 
-``view_records(branch, view)`` -> ``(ViewRecords, stale)``: the ``SentRecord`` of each
+``view_records(branch, view, memo)`` -> ``(ViewRecords, stale)``: the ``SentRecord`` of each
 ``Instruction`` of ``view`` (ids the pile lacks are skipped; the compiler refuses them) and from
 them ``last``, ``started`` (the first one holding the conversation's blocks) and
 ``stable_blocks`` (the latest truthy recorded stable segment). The previous answer for the same
@@ -31,13 +31,14 @@ record is unchanged), along the answers that extend one another. ``ViewRecords.r
 view position, id and reason of each instruction whose record data is not a record, is one with
 flaws (``SentRecord.flaws``), or whose ``metadata`` is not a ``dict``.
 
-``tool_section(branch, schemas, render)``: the stable segment's tool section, rendered again
+``tool_section(branch, schemas, render, memo)``: the stable segment's tool section, rendered again
 only when the schemas are not the same JSON data as last time (``_same_plain``).
 
-``prefix_digests(branch, messages, marks)``: ``prompt_cache.record.prefix_digests``, resumed from a
-chain state kept from the previous compile of the branch at the longest prefix its messages
-share with these (the same ``CompiledMessage`` objects, or ones whose digests are equal: the
-same role and equal text, or equal canonical JSON), so only the messages after it are hashed.
+``prefix_digests(branch, messages, marks, memo)``: ``prompt_cache.record.prefix_digests``,
+resumed from a chain state kept from the previous compile of the branch at the longest prefix
+its messages share with these (the same ``CompiledMessage`` objects, or ones whose digests are
+equal: the same role and equal text, or equal canonical JSON), so only the messages after it
+are hashed.
 
 Keying and lifetime: one slot per live Branch, by identity (a weak reference; a finalizer drops
 the slot with the branch, so a branch rebuilt with the same id is another branch). A slot holds
@@ -49,8 +50,9 @@ in place (except ``ViewRecords.checked``, whose entries are pure functions of th
 chain state is copied before it is extended. Concurrent compiles of one branch each
 read one consistent previous answer and check it as above; the last writer's answer is kept.
 
-``keep``: the served compile's ``Memo.keeps`` (None: ``chosen_memo()``'s); False (the fast path
-off): no slot is read or written, every answer is computed afresh.
+``memo``: the served compile's ``Memo``, passed in by its entry point; when it does not keep
+(``Memo.keeps`` False: the fast path off) no slot is read or written, every answer is computed
+afresh.
 
 Limitations: a record value replaced in place by an equal value of another type (``1`` ->
 ``1.0``) is not seen (the check is ``==``; a whole record replaced by an equal mapping that is
@@ -71,7 +73,7 @@ from uuid import UUID
 
 from lionagi.protocols.messages import Instruction
 
-from lionagi_turns.core.profile import chosen_memo
+from lionagi_turns.core.profile import Memo
 from lionagi_turns.profiles.prompt_cache import record as _cache_record
 from lionagi_turns.profiles.prompt_cache.record import (
     RECORD_KEY,
@@ -180,12 +182,12 @@ def _slot(branch: Branch) -> Slot[Held]:
 
 
 def view_records(
-    branch: Branch, view: tuple[UUID, ...], keep: bool | None = None
+    branch: Branch, view: tuple[UUID, ...], memo: Memo
 ) -> tuple[ViewRecords, int | None]:
     """The records of ``view`` (module contract), and the stamp of the branch's previous answer
     when this one has another (None otherwise): what that stamp keyed is stale."""
     pile: dict[UUID, object] = branch.msgs.messages.collections  # type: ignore[has-type]
-    if not (chosen_memo().keeps if keep is None else keep):
+    if not memo.keeps:
         return _read(pile, view, memo=False)[0], None
     slot = _slot(branch)
     held, previous = slot.held, slot.stamp
@@ -305,14 +307,13 @@ def _extend(held: Held, pile: dict[UUID, object], view: tuple[UUID, ...]) -> Hel
 
 
 def tool_section(
-    branch: Branch, schemas: list[object], render: Callable[[list[object]], str],
-    keep: bool | None = None,
+    branch: Branch, schemas: list[object], render: Callable[[list[object]], str], memo: Memo
 ) -> str:
     """``render(schemas)``, kept with a copy of ``schemas`` and served again while the schemas
     are the same JSON data as the copy: the same types (exactly), the same keys in the same
     order, equal values (module contract; a float must be the same object or have the same
     ``repr``, so ``-0.0`` is not ``0.0``)."""
-    if not schemas or not (chosen_memo().keeps if keep is None else keep):
+    if not schemas or not memo.keeps:
         return render(schemas)
     slot = _slot(branch)
     kept = slot.tools
@@ -347,10 +348,10 @@ def _same_plain(live: Any, copy: Any) -> bool:
 
 
 def prefix_digests(
-    branch: Branch, messages: tuple[CompiledMessage, ...], marks: set[int], keep: bool | None = None
+    branch: Branch, messages: tuple[CompiledMessage, ...], marks: set[int], memo: Memo
 ) -> dict[int, str]:
     """``prompt_cache.record.prefix_digests(messages, marks)`` (module contract)."""
-    if not (chosen_memo().keeps if keep is None else keep):
+    if not memo.keeps:
         return _cache_record.prefix_digests(messages, marks)
     slot = _slot(branch)
     chain = slot.chain

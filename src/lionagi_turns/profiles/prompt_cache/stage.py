@@ -30,7 +30,7 @@ from lionagi.operations.chat._prepare import _tool_name, _tool_refs
 from lionagi_turns.core.contracts import CompiledMessage, ContextBlock, TurnRequest
 from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.history import branch_system
-from lionagi_turns.core.profile import SEED_PROFILE, CompileProfile
+from lionagi_turns.core.profile import SEED_PROFILE, CompileProfile, Memo
 from lionagi_turns.core.render import CallOptions, Content, ShownSections, own_copy, render_view
 from lionagi_turns.core.rendering import current_record
 from lionagi_turns.core.stage import SentLayout, Stage
@@ -102,12 +102,12 @@ class PromptCache(Stage):
         return SentLayout(outside=(section,) if section else (), sent_text=_recorded_text)
 
     def prepare(self, plan: Plan) -> Plan:
-        branch, request, keeps = plan.branch, plan.request, plan.memo.keeps
-        records, stale = view_records(branch, plan.view, keeps)
+        branch, request, memo = plan.branch, plan.request, plan.memo
+        records, stale = view_records(branch, plan.view, memo)
         base = plan.profile
         if stale is not None:  # the records changed: the walk made under the old key is stale
             _resume.forget(branch, _reuse_key(base, stale))
-        stable, section, registered = _stable_segment(branch, records, self.tool_schemas, keeps)
+        stable, section, registered = _stable_segment(branch, records, self.tool_schemas, memo)
         started = records.started
         later = _later(request, started)
         refs = _tool_refs(list(request.tool_schemas), registered)
@@ -157,7 +157,7 @@ class PromptCache(Stage):
         durable = _durable_current(plan, prepared.refs)
         record, previous_end = _sent_record(
             plan.branch, compiled.messages, records.last, prepared.stable, conversation,
-            (current, durable), blocks, prepared.later, plan.memo.keeps,
+            (current, durable), blocks, prepared.later, plan.memo,
         )
         compiled.instruction.metadata[RECORD_KEY] = record.to_metadata()
         unverified = prepared.as_sent.unverified if self.audit else {}
@@ -196,7 +196,7 @@ def _later(request: TurnRequest, started: SentRecord | None) -> tuple[ContextBlo
 
 
 def _stable_segment(
-    branch: Branch, records: ViewRecords, tool_schemas: Sequence[object] | None, keep: bool
+    branch: Branch, records: ViewRecords, tool_schemas: Sequence[object] | None, memo: Memo
 ) -> tuple[tuple[str, ...], str, frozenset[str]]:
     """(the stable segment's blocks, its tool section, the registered tool names): the
     system text and the tool section rendered from ``tool_schemas`` (None: the recorded
@@ -205,7 +205,7 @@ def _stable_segment(
     if tool_schemas is None:
         section = recorded_tool_section(records.stable_blocks)
     else:
-        section = memo_tool_section(branch, schemas, tool_section, keep)
+        section = memo_tool_section(branch, schemas, tool_section, memo)
     system = branch_system(branch)
     stable = tuple(s for s in (system.rendered if system else "", section) if s)
     registered = frozenset(n for s in schemas if (n := _tool_name(s)))
@@ -244,17 +244,17 @@ def _sent_record(
     texts: tuple[Content, Content],
     blocks: tuple[ContextBlock, ...] | None,
     later: tuple[ContextBlock, ...],
-    keep: bool,
+    memo: Memo,
 ) -> tuple[SentRecord, int | None]:
     """(this request's record, where the previous request ended): the changes against
     ``last`` (the history's last record), the prefix digest at the end of ``messages``.
     ``texts``: the current instruction's sent text and its durable view; ``blocks``: a new
-    conversation's context blocks (None: a started conversation); ``keep``: ``Memo.keeps``."""
+    conversation's context blocks (None: a started conversation); ``memo``: the compile's."""
     current, durable_current = texts
     marks = {len(messages)}
     if last is not None and last.messages <= len(messages):
         marks.add(last.messages)
-    digests = prefix_digests(branch, messages, marks, keep)
+    digests = prefix_digests(branch, messages, marks, memo)
     stable_digest, conversation_digest = digest(stable), digest(conversation)
     previous_end = None
     changes = SegmentChanges()
