@@ -10,6 +10,7 @@ from lionagi.operations.chat._prepare import _prepare_run_kwargs as lionagi_prep
 
 import lionagi_turns
 from lionagi_turns.integration import _install as integration
+from lionagi_turns.integration._state import STATE
 
 
 def _compiler_active() -> bool:
@@ -88,4 +89,4 @@ def test_a_scope_body_that_raises_still_counts_down() -> None:
     except KeyError:
         pass
     assert not integration.is_installed()
-    assert integration._scopes == 0
+    assert STATE.scopes == 0

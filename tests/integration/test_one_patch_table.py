@@ -99,3 +99,36 @@ def test_the_integration_has_one_lock_besides_the_capture_files_io_lock() -> Non
     locks = [name for path in modules for name in _module_locks(path)]
     assert sorted(locks) == ["_capture_file.py", "_originals.py"]
     assert isinstance(_originals.lock, type(importlib.import_module("threading").RLock()))
+
+
+
+def _mutable_module_values() -> dict[int, list[str]]:
+    """Every integration module's top-level value that can change in place (containers,
+    counters, mutable dataclass instances; not a module, function or class), by identity, with
+    the ``module.name`` entries that hold it."""
+    import dataclasses
+    import itertools
+    import pkgutil
+
+    import lionagi_turns.integration as package
+
+    found: dict[int, list[str]] = {}
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        for name, value in vars(module).items():
+            if name.startswith("__") or isinstance(value, type):
+                continue
+            if isinstance(value, (dict, list, set, bytearray, itertools.count)) or (
+                dataclasses.is_dataclass(value)
+                and not type(value).__dataclass_params__.frozen  # type: ignore[attr-defined]
+            ):
+                found.setdefault(id(value), []).append(f"{info.name}.{name}")
+    return found
+
+
+def test_the_integration_has_one_patch_table_one_state_value_and_nothing_else_mutable() -> None:
+    """Process-wide tables live in ``_state.STATE``; the patch table is ``_originals.saved``."""
+    from lionagi_turns.integration._state import STATE
+
+    found = _mutable_module_values()
+    assert set(found) == {id(_originals.saved), id(STATE)}, found

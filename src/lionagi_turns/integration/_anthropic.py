@@ -24,6 +24,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.integration._originals import ANTHROPIC, original
@@ -36,8 +37,8 @@ __all__ = ("LOOKBACK", "SegmentedBlocks", "create_payload", "place_segment_marks
 
 LOOKBACK = 20
 _MAX_MARKS = 4
-_ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
-_FIVE_MINUTES = {"type": "ephemeral"}
+_ONE_HOUR = MappingProxyType({"type": "ephemeral", "ttl": "1h"})
+_FIVE_MINUTES = MappingProxyType({"type": "ephemeral"})
 _UNMARKABLE = frozenset({"thinking", "redacted_thinking"})
 
 
@@ -128,7 +129,7 @@ class _Marks:
         ]
         return cls(system, messages, tool_marks)
 
-    def mark_system(self, index: int, control: dict[str, str]) -> None:
+    def mark_system(self, index: int, control: Mapping[str, str]) -> None:
         block = self.system[index] if 0 <= index < len(self.system) else None
         if isinstance(block, dict) and self.budget > 0 and _markable(block):
             self.system[index] = {**block, "cache_control": dict(control)}

@@ -25,7 +25,6 @@ Contract:
 from __future__ import annotations
 
 import contextlib
-import itertools
 import time
 from contextvars import ContextVar, Token
 from types import TracebackType
@@ -39,6 +38,7 @@ from lionagi_turns.integration._capture_record import CallRecord
 from lionagi_turns.integration._originals import HOOKS, original, saved
 from lionagi_turns.integration._otel import emit_span
 from lionagi_turns.integration._otel import enabled as otel_enabled
+from lionagi_turns.integration._state import STATE
 from lionagi_turns.memo.branch_memory import BranchSlot
 
 if TYPE_CHECKING:
@@ -62,10 +62,8 @@ CAPTURE_OUTSIDE_INSTALL = (
 
 # The calling task's call in progress, by a number: tasks lionagi starts during a call (its
 # executor's processor) copy the context and outlive the call, so the context holds only the
-# number and the record itself lives in ``_in_progress`` until the call settles.
+# number and the record itself lives in ``STATE.calls`` until the call settles.
 _pending: ContextVar[int | None] = ContextVar("lionagi_turns_capture_pending", default=None)
-_in_progress: dict[int, CallRecord] = {}
-_numbers = itertools.count(1)
 _open: ContextVar[tuple[list[CallRecord], ...]] = ContextVar(
     "lionagi_turns_captures", default=()
 )
@@ -89,10 +87,10 @@ def note_call(branch: object, call: CompiledCall, profile: str) -> None:
         }
     previous = _pending.get()
     if previous is not None:  # this task's previous call never settled: nothing completes it
-        _in_progress.pop(previous, None)
-    number = next(_numbers)
+        STATE.calls.pop(previous, None)
+    number = next(STATE.call_numbers)
     _pending.set(number)
-    _in_progress[number] = (
+    STATE.calls[number] = (
         CallRecord(
             branch_id=str(getattr(branch, "id", "")),
             profile=profile,
@@ -116,12 +114,12 @@ async def emit_api_post_call(
     """lionagi's ``emit_api_post_call``, after completing this call's record (see the
     contract)."""
     number = _pending.get()
-    record = _in_progress.get(number) if number is not None else None
+    record = STATE.calls.get(number) if number is not None else None
     if number is not None and record is not None and record.branch_id == str(
         getattr(branch, "id", "")
     ):
         _pending.set(None)
-        del _in_progress[number]
+        del STATE.calls[number]
         with contextlib.suppress(Exception):  # the provider's count, for the next compile
             payload = getattr(api_call, "payload", None)
             model = payload.get("model") if isinstance(payload, dict) else None

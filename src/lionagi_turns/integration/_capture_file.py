@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lionagi_turns.integration._capture_line import capture_line
+from lionagi_turns.integration._state import STATE
 
 if TYPE_CHECKING:
     from lionagi_turns.integration._capture_record import CallRecord
@@ -41,8 +42,6 @@ MAX_BYTES = 64 * 1024 * 1024
 KEEP = 3
 
 _lock = threading.Lock()
-_configured: list[Path | None] = [None]
-_warned: set[str] = set()
 
 
 class CaptureWriteWarning(UserWarning):
@@ -52,13 +51,13 @@ class CaptureWriteWarning(UserWarning):
 def configure(directory: str | os.PathLike[str] | None) -> None:
     """Write capture lines under ``directory`` (None: only where ``LIONAGI_TURNS_CAPTURE``
     says)."""
-    _configured[0] = None if directory is None else Path(directory)
+    STATE.capture_dir = None if directory is None else Path(directory)
 
 
 def capture_dir() -> Path | None:
     """The directory capture lines go to now (None: none)."""
-    if _configured[0] is not None:
-        return _configured[0]
+    if STATE.capture_dir is not None:
+        return STATE.capture_dir
     named = os.environ.get(CAPTURE_ENV)
     return Path(named) if named else None
 
@@ -92,8 +91,8 @@ def append(record: CallRecord) -> None:
                 out.write(line)
     except (OSError, TypeError, ValueError) as exc:
         key = str(directory)
-        if key not in _warned:
-            _warned.add(key)
+        if key not in STATE.capture_warned:
+            STATE.capture_warned.add(key)
             warnings.warn(
                 f"lionagi-turns could not write capture lines to {directory} "
                 f"({type(exc).__name__}: {exc}); calls go on without them (warned once)",

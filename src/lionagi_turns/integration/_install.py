@@ -93,6 +93,7 @@ from lionagi_turns.integration._run import (
     prepare_run_turn_kwargs,
     run_recording_outcome,
 )
+from lionagi_turns.integration._state import STATE
 from lionagi_turns.integration._structure import build_instruction, propagate_structure, structures
 from lionagi_turns.integration._warnings import PROMPT_CACHE_GAP as PROMPT_CACHE_GAP
 from lionagi_turns.integration._warnings import TurnsCompatibilityWarning, reset_warnings
@@ -231,12 +232,6 @@ def is_installed() -> bool:
         return bool(saved)
 
 
-# installed() scopes: how many are open, and whether the first of them installed (then the
-# last to exit uninstalls). Both change only under ``_lock``.
-_scopes = 0
-_scope_owned = False
-
-
 @contextmanager
 def installed() -> Iterator[None]:
     """``install()`` for the ``with`` block, reference-counted across threads and tasks.
@@ -250,17 +245,17 @@ def installed() -> Iterator[None]:
     last exit of scopes that installed uninstalls even after an explicit ``install()`` inside
     them (the scopes restore the state they found).
     """
-    global _scopes, _scope_owned
+    state = STATE  # the open scopes' count and owner change only under ``lock``
     with lock:
-        if _scopes == 0:
-            _scope_owned = not saved
+        if state.scopes == 0:
+            state.scope_owned = not saved
         _install_locked(_registry.current().profile.name)
-        _scopes += 1
+        state.scopes += 1
     try:
         yield
     finally:
         with lock:
-            _scopes -= 1
-            if _scopes == 0 and _scope_owned:
+            state.scopes -= 1
+            if state.scopes == 0 and state.scope_owned:
                 uninstall()
-                _scope_owned = False
+                state.scope_owned = False

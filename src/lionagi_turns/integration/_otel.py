@@ -25,31 +25,32 @@ from __future__ import annotations
 import json
 import os
 import time
+from types import MappingProxyType
 from typing import Any
 
 from lionagi_turns.integration._capture_record import CallRecord
+from lionagi_turns.integration._state import STATE
 
 __all__ = ("CONTENT_ENV", "OTEL_ENV", "configure", "emit_span", "enabled")
 
 OTEL_ENV = "LIONAGI_TURNS_OTEL"
 CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
-_USAGE = {
+_USAGE = MappingProxyType({
     "input_tokens": "gen_ai.usage.input_tokens",
     "output_tokens": "gen_ai.usage.output_tokens",
     "cache_read_tokens": "gen_ai.usage.cache_read.input_tokens",
     "cache_write_tokens": "gen_ai.usage.cache_creation.input_tokens",
-}
-_setting: list[bool | None] = [None]
+})
 
 
 def configure(on: bool | None) -> None:
     """Turn spans on (True), off (False) or as ``LIONAGI_TURNS_OTEL`` says (None)."""
-    _setting[0] = on
+    STATE.otel = on
 
 
 def enabled() -> bool:
     """Whether a call emits a span now (see the contract)."""
-    on = _setting[0]
+    on = STATE.otel
     if on is None:
         on = os.environ.get(OTEL_ENV, "").strip().lower() in {"1", "true", "yes", "on"}
     if not on:

@@ -35,7 +35,9 @@ with lionagi's validator before returning, as lionagi's rendering does.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, cast
 
 from lionagi.protocols.messages import Instruction, System
@@ -61,7 +63,7 @@ __all__ = ("UNSUPPORTED_OPTIONS", "prepare_messages_for_chat")
 # Captured at import, before install() can rebind the module attribute to our function.
 _LEGACY = _lionagi_prepare.prepare_messages_for_chat
 
-UNSUPPORTED_OPTIONS: dict[str, str] = {
+UNSUPPORTED_OPTIONS: Mapping[str, str] = MappingProxyType({
     "to_chat": "to_chat=False returns lionagi content objects; the compiler returns messages",
     "system_prefix": "system_prefix adds text before the system message; the compiler folds "
     "only the branch's system",
@@ -71,7 +73,7 @@ UNSUPPORTED_OPTIONS: dict[str, str] = {
     "scratchpad": "scratchpad is part of the round notifications",
     "new_instruction": "the compiler compiles exactly one current instruction; pass an "
     "Instruction or InstructionContent",
-}
+})
 
 
 def _unsupported(

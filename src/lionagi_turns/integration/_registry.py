@@ -47,6 +47,7 @@ from lionagi_turns.core.stage import Stage, check_stages
 from lionagi_turns.integration._cache import compile_for_prompt_cache
 from lionagi_turns.integration._originals import lock
 from lionagi_turns.integration._react import react_context_now
+from lionagi_turns.integration._state import STATE
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -105,24 +106,22 @@ class Installed:
     ceiling: object = None
 
 
-_profiles: dict[str, InstallProfile] = {}
-_names: dict[str, str] = {}  # a name or alias -> the registered name
 
 
 def register(profile: InstallProfile) -> None:
     """Add ``profile`` under its name and aliases; refuses (``ValueError``) a name in use."""
     with lock:
-        taken = [n for n in (profile.name, *profile.aliases) if n in _names]
+        taken = [n for n in (profile.name, *profile.aliases) if n in STATE.names]
         if taken:
             raise ValueError(f"profile name {taken[0]!r} is already registered")
-        _profiles[profile.name] = profile
+        STATE.profiles[profile.name] = profile
         for name in (profile.name, *profile.aliases):
-            _names[name] = profile.name
+            STATE.names[name] = profile.name
 
 
 def installable() -> tuple[str, ...]:
     """The names ``install(profile=...)`` accepts, in registration order (aliases excluded)."""
-    return tuple(name for name, p in _profiles.items() if p.installable)
+    return tuple(name for name, p in STATE.profiles.items() if p.installable)
 
 
 def compositions() -> tuple[str, ...]:
@@ -131,7 +130,7 @@ def compositions() -> tuple[str, ...]:
     endpoint that places the cache), then each other installable profile composed with the
     layout (``"amendment1+prompt-cache"``: ``compile_cached``)."""
     alone = installable()
-    layouts = tuple(p.name for p in _profiles.values() if not p.installable)
+    layouts = tuple(p.name for p in STATE.profiles.values() if not p.installable)
     composed = tuple(f"{name}+{layout}" for layout in layouts for name in alone
                      if name != DEFAULT.name)
     return (*alone, *layouts, *composed)
@@ -139,7 +138,7 @@ def compositions() -> tuple[str, ...]:
 
 def get(name: str) -> InstallProfile:
     """The installable profile ``name`` (or alias); ``ValueError`` naming the valid ones."""
-    found = _profiles.get(_names.get(name, ""))
+    found = STATE.profiles.get(STATE.names.get(name, ""))
     valid = ", ".join(installable())
     if found is None:
         raise ValueError(f"install(profile={name!r}): choose one of {valid}")
@@ -259,39 +258,38 @@ def unregister(name: str) -> None:
     """Remove the stage profile ``name`` (``register_stages``); ``ValueError`` for a profile
     that is not one, or that is installed."""
     with lock:
-        found = _profiles.get(_names.get(name, ""))
+        found = STATE.profiles.get(STATE.names.get(name, ""))
         if found is None or found.stages is None:
             raise ValueError(f"no stage profile is registered as {name!r}")
-        if _cell[0].profile is found:
+        if current().profile is found:
             raise ValueError(f"profile {name!r} is installed; uninstall() first")
-        del _profiles[found.name]
+        del STATE.profiles[found.name]
         for alias in (found.name, *found.aliases):
-            _names.pop(alias, None)
+            STATE.names.pop(alias, None)
 
 
 def stages_of(name: str) -> tuple[Stage, ...] | None:
     """The stages of the registered profile ``name`` (module contract); ``ValueError`` for
     an unknown name."""
-    found = _profiles.get(_names.get(name, ""))
+    found = STATE.profiles.get(STATE.names.get(name, ""))
     if found is None:
         raise ValueError(f"no profile is registered as {name!r}")
     if found.name == DEFAULT.name:
         return ()
     return None if found.stages is None else found.stages()
 
-_cell: list[Installed] = [Installed(DEFAULT)]
 
 
 def current() -> Installed:
     """The installed profile (``"default"`` when none was installed)."""
     with lock:
-        return _cell[0]
+        return STATE.installed or Installed(DEFAULT)
 
 
 def put(installed: Installed) -> None:
     """Make ``installed`` the installed profile."""
     with lock:
-        _cell[0] = installed
+        STATE.installed = installed
 
 
 def clear() -> None:

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING
 import anyio
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
+from lionagi_turns.integration._state import STATE
 from lionagi_turns.integration._unanswered import (
     UNANSWERED_KEY,
     UNKNOWN_REASON,
@@ -104,7 +105,6 @@ class _Flight:
 # Every installed call's compiled instruction not settled yet; the instruction of this
 # context's latest call; the list the current run() turn's preparation adds its instruction to
 # (set only around lionagi's first step of that turn).
-_in_flight: dict[UUID, _Flight] = {}
 _own_call: ContextVar[UUID | None] = ContextVar("lionagi_turns_own_call", default=None)
 _compiling_run: ContextVar[list[UUID] | None] = ContextVar(
     "lionagi_turns_compiling_run", default=None
@@ -130,7 +130,7 @@ def note_call_instruction(instruction_id: UUID) -> None:
     owner = _owner()
     if owner is None:
         return
-    _in_flight[instruction_id] = _Flight(owner=owner)
+    STATE.in_flight[instruction_id] = _Flight(owner=owner)
     _own_call.set(instruction_id)
 
 
@@ -139,18 +139,18 @@ def call_starting() -> None:
     uid = _own_call.get()
     if uid is None:
         return
-    flight = _in_flight.get(uid)
+    flight = STATE.in_flight.get(uid)
     if flight is not None and not flight.held:
-        del _in_flight[uid]
+        del STATE.in_flight[uid]
     _own_call.set(None)
 
 
 def _live() -> dict[UUID, _Flight]:
     """The instructions in flight now (entries whose task ended are dropped)."""
-    for uid, flight in list(_in_flight.items()):
+    for uid, flight in list(STATE.in_flight.items()):
         if flight.settled():
-            _in_flight.pop(uid, None)
-    return dict(_in_flight)
+            STATE.in_flight.pop(uid, None)
+    return dict(STATE.in_flight)
 
 
 def others_in_flight() -> frozenset[UUID]:
@@ -172,7 +172,7 @@ def _placing_answers(branch: Branch) -> None:
         uid = _own_call.get()
         if (
             uid is None
-            or uid not in _in_flight
+            or uid not in STATE.in_flight
             or not isinstance(msg, AssistantResponse)
             or UNANSWERED_KEY in msg.metadata
         ):
@@ -206,13 +206,13 @@ def note_run_instruction(instruction_id: UUID) -> None:
     turn = _compiling_run.get()
     if turn is not None:
         turn.append(instruction_id)
-        _in_flight[instruction_id] = _Flight(owner=_owner(), held=True)
+        STATE.in_flight[instruction_id] = _Flight(owner=_owner(), held=True)
 
 
 def run_turn_ended(turn: list[UUID]) -> None:
     """The run() turn that compiled ``turn``'s instructions is over (answered or marked)."""
     for uid in turn:
-        _in_flight.pop(uid, None)
+        STATE.in_flight.pop(uid, None)
 
 
 @dataclass(slots=True)
@@ -225,7 +225,6 @@ class _Walked:
 
 # Each live branch object's walk (dropped with its branch).
 _walked: BranchSlot[_Walked] = BranchSlot("repair")
-_repairing: dict[int, anyio.Event] = {}
 
 
 def _state(branch: Branch) -> _Walked:
@@ -261,18 +260,18 @@ async def repair_before_call(branch: Branch) -> list[AssistantResponse]:
     """Mark the branch's unanswered instructions before a call (see the module contract)."""
     _placing_answers(branch)
     key = id(branch)
-    while (busy := _repairing.get(key)) is not None:
+    while (busy := STATE.repairing.get(key)) is not None:
         await busy.wait()
     state = _state(branch)
     flying = _live()
     pending = [uid for uid in _unanswered(branch, state) if uid not in flying]
     if not pending:
         return []
-    _repairing[key] = done = anyio.Event()
+    STATE.repairing[key] = done = anyio.Event()
     try:
         markers = await _mark(branch, pending)
     finally:
-        del _repairing[key]
+        del STATE.repairing[key]
         done.set()
         state.ids, state.open_id = [], None  # the markers were inserted: walk again next time
     return markers

@@ -43,6 +43,7 @@ from pydantic import BaseModel, ValidationError
 
 from lionagi_turns.core.contracts import TurnRequest
 from lionagi_turns.core.history import select_ids
+from lionagi_turns.integration._state import STATE
 from lionagi_turns.integration._warnings import TurnsCompatibilityWarning
 
 if TYPE_CHECKING:
@@ -84,14 +85,12 @@ def sends_last_message_only(endpoint_type: type[AgenticEndpoint]) -> bool:
     A request model that refuses the probe counts as not resuming too, and says so with one
     ``TurnsCompatibilityWarning`` (the whole view is then sent, as lionagi itself would).
     Decided once per endpoint class."""
-    decided = _DECIDED.get(endpoint_type)
+    decided = STATE.resumes.get(endpoint_type)
     if decided is None:
-        decided = _DECIDED[endpoint_type] = _probe(endpoint_type)
+        decided = STATE.resumes[endpoint_type] = _probe(endpoint_type)
     return decided
 
 
-#: ``sends_last_message_only``'s answers, per endpoint class.
-_DECIDED: dict[type[AgenticEndpoint], bool] = {}
 
 
 def _probe(endpoint_type: type[AgenticEndpoint]) -> bool:

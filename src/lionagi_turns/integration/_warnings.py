@@ -12,6 +12,7 @@ from __future__ import annotations
 import warnings
 
 from lionagi_turns.integration._originals import lock
+from lionagi_turns.integration._state import STATE
 
 __all__ = (
     "PROMPT_CACHE_GAP",
@@ -26,8 +27,6 @@ __all__ = (
 class TurnsCompatibilityWarning(UserWarning):
     """A lionagi behaviour the compiler does not reproduce bit this call (warned once)."""
 
-
-_warned: set[str] = set()
 
 PROMPT_CACHE_GAP = (
     "lionagi-turns: this model's endpoint places the prompt cache (ADR-0127, "
@@ -46,16 +45,16 @@ REACT_RESUME_BLOCKS_GAP = (
 def warn_once(key: str, message: str, *, stacklevel: int = 3) -> None:
     """Warn ``message`` as ``TurnsCompatibilityWarning`` unless ``key`` already warned."""
     with lock:
-        if key in _warned:
+        if key in STATE.warned:
             return
-        _warned.add(key)
+        STATE.warned.add(key)
     warnings.warn(message, TurnsCompatibilityWarning, stacklevel=stacklevel)
 
 
 def reset_warnings() -> None:
     """Forget which one-time warnings were issued (for tests)."""
     with lock:
-        _warned.clear()
+        STATE.warned.clear()
 
 
 def note_gaps(places_cache: bool, cache: bool) -> None:

@@ -50,9 +50,8 @@ in place (except ``ViewRecords.checked``, whose entries are pure functions of th
 chain state is copied before it is extended. Concurrent compiles of one branch each
 read one consistent previous answer and check it as above; the last writer's answer is kept.
 
-``memo``: the served compile's ``Memo``, passed in by its entry point; when it does not keep
-(``Memo.keeps`` False: the fast path off) no slot is read or written, every answer is computed
-afresh.
+``memo``: the compile's ``Memo``, passed in by its entry point; one that does not keep (the
+fast path off) reads and writes no slot: every answer is computed afresh.
 
 Limitations: a record value replaced in place by an equal value of another type (``1`` ->
 ``1.0``) is not seen (the check is ``==``; a whole record replaced by an equal mapping that is
