@@ -3,18 +3,23 @@ selected, and how many of the package's modules ran code, for the default profil
 with a ceiling, the prompt-cache layout and Amendment 1 laid out for the cache (Anthropic
 endpoint with prompt_caching=True). Local fake servers; nothing leaves the machine.
 
-    python scripts/stage_runs.py
+    python scripts/stage_runs.py          # the table
+    python scripts/stage_runs.py --list   # and the modules each profile entered
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
+import tempfile
 import warnings
 from collections import Counter
 from pathlib import Path
 from types import FrameType
 
+os.environ.setdefault("LOG_AUTO_SAVE_ON_EXIT", "false")
+os.environ.setdefault("LIONAGI_HOME", tempfile.mkdtemp(prefix="stage-runs-"))
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
@@ -32,7 +37,7 @@ WATCHED = {pipeline.compile_traced.__code__: "pipeline runs",
            history.select_ids.__code__: "view selections"}
 
 
-def measure(provider: str, caching: bool, **install: object) -> tuple[Counter[str], int]:
+def measure(provider: str, caching: bool, **install: object) -> tuple[Counter[str], set[str]]:
     server = (ChatServer if provider == "openai" else AnthropicServer)()
     counts: Counter[str] = Counter()
     modules: set[str] = set()
@@ -66,7 +71,7 @@ def measure(provider: str, caching: bool, **install: object) -> tuple[Counter[st
             warnings.simplefilter("ignore")
             asyncio.run(talk())
         _install.uninstall()
-    return counts, len(modules)
+    return counts, modules
 
 
 def main() -> None:
@@ -81,7 +86,11 @@ def main() -> None:
     print(f"{'profile':<26}{'pipeline runs':>15}{'view selections':>17}{'modules entered':>17}")
     for name, (counts, modules) in rows.items():
         print(f"{name:<26}{counts['pipeline runs']:>15}{counts['view selections']:>17}"
-              f"{modules:>17}")
+              f"{len(modules):>17}")
+    if "--list" in sys.argv[1:]:
+        for name, (_, modules) in rows.items():
+            names = sorted(str(Path(m).relative_to(PACKAGE)) for m in modules)
+            print(f"\n{name} ({len(names)}):\n  " + "\n  ".join(names))
 
 
 if __name__ == "__main__":
