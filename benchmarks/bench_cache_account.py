@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from lionagi import Branch
 
 from lionagi_turns import TurnRequest, prompt_cache_account
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY, compile_cached
 
 GOAL = 11.0  # 8x the messages: linear is 8, plus slack for caches and a shared machine
 USAGE = {

@@ -88,7 +88,7 @@ PATHS: dict[str, Call] = {"legacy": legacy_call, "compiled": compiled_call}
 # The other profiles on main, each timed like "compiled" and held to PROFILE_SLACK times it.
 PROFILE_SLACK = 1.5
 try:
-    from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+    from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
     def cache_call(branch: Branch, instruction: Instruction) -> Messages:
         compiled = compile_cached(branch, TurnRequest(instruction=instruction), None).compiled

@@ -40,7 +40,7 @@ if TYPE_CHECKING or unsupported_lionagi() is None:
     )
     from lionagi_turns.integration._prepare_compat import prepare_messages_for_chat
     from lionagi_turns.memo.switch import no_fast_path
-    from lionagi_turns.profiles.prompt_cache.account import (
+    from lionagi_turns.profiles.prompt_cache._account import (
         PromptCacheAccount,
         PromptCacheCall,
         prompt_cache_account,

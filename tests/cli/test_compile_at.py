@@ -12,7 +12,7 @@ import pytest
 from lionagi import Branch
 
 from lionagi_turns import ContextBlock, TurnRequest, compile_chat_request, to_provider_messages
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 from .conftest import EXAMPLES, assert_bad_input, save
 

@@ -10,7 +10,7 @@ from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns.cli._load import load_branch
 from lionagi_turns.cli._prompt_cache import prompt_cache_report
 from lionagi_turns.core.measure import count_tokens
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 
 def saved_conversation(tmp_path: Path) -> Path:

@@ -20,7 +20,7 @@ from prompt_cache._records import (
 )
 
 from lionagi_turns.cli._load import load_branch
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY
 
 Edit = Callable[[dict[str, Any]], None]
 

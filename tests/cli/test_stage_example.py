@@ -23,7 +23,7 @@ from lionagi_turns.profiles.amendment1._compile import (
     amendment1_stage,
     seed_request,
 )
-from lionagi_turns.profiles.prompt_cache.layout import PromptCache, compile_cached, laid_out
+from lionagi_turns.profiles.prompt_cache._compile import PromptCache, compile_cached, laid_out
 
 from .conftest import Run
 

@@ -19,7 +19,7 @@ import lionagi_turns
 from lionagi_turns import prompt_cache_account
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.integration._install import seed_profile_forced
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY
 
 from .anthropic_server import AnthropicServer
 from .cache_simulator import normalized_messages, prefix_pairs

@@ -47,7 +47,7 @@ from lionagi_turns.core.errors import CONSECUTIVE_INSTRUCTIONS, FIRST_MESSAGE_RU
 from lionagi_turns.core.history import Projection
 from lionagi_turns.core.pipeline import compile_traced
 from lionagi_turns.core.profile import Bounded, CompileProfile
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY, compile_cached
 
 from ._support import (
     PNG,

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns.integration._cache import compile_for_prompt_cache, prompt_cache_view
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY
 
 from ._tools import lookup
 

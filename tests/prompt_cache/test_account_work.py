@@ -17,7 +17,7 @@ import pytest
 from lionagi.protocols.generic.pile import Pile
 
 from lionagi_turns import prompt_cache_account
-from lionagi_turns.profiles.prompt_cache import account as _cache_account
+from lionagi_turns.profiles.prompt_cache import _account as _cache_account
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_cache_account.py"
 

@@ -14,7 +14,7 @@ from lionagi.operations.types import ChatParam
 from lionagi_turns import HistoryError, TurnRequest
 from lionagi_turns.characterize import registry_entry
 from lionagi_turns.core.errors import CONSECUTIVE_INSTRUCTIONS, MissingIdsError
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 CACHE_MODEL = SimpleNamespace(endpoint=SimpleNamespace(places_prompt_cache=True))
 

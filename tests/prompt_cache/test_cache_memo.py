@@ -39,10 +39,10 @@ from lionagi_turns.integration._cache import compile_for_prompt_cache
 from lionagi_turns.memo import resume as _resume
 from lionagi_turns.memo.fast import FAST
 from lionagi_turns.memo.switch import no_fast_path
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached, tool_section
-from lionagi_turns.profiles.prompt_cache.memo import _slots, prefix_digests, slot_count
-from lionagi_turns.profiles.prompt_cache.record import SegmentChanges, SentRecord, digest
-from lionagi_turns.profiles.prompt_cache.record import prefix_digests as plain_prefix_digests
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY, compile_cached, tool_section
+from lionagi_turns.profiles.prompt_cache._memo import _slots, prefix_digests, slot_count
+from lionagi_turns.profiles.prompt_cache._record import SegmentChanges, SentRecord, digest
+from lionagi_turns.profiles.prompt_cache._record import prefix_digests as plain_prefix_digests
 
 from ._tools import convert, lookup
 

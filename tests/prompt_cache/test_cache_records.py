@@ -18,8 +18,8 @@ from lionagi import Branch
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns.core.render import render_view
 from lionagi_turns.integration._cache import compile_for_prompt_cache
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY, compile_cached
-from lionagi_turns.profiles.prompt_cache.record import digest
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY, compile_cached
+from lionagi_turns.profiles.prompt_cache._record import digest
 
 from ._records import (
     MEMORY_RECORD_SHAPES,

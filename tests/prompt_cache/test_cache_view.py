@@ -7,7 +7,7 @@ from lionagi import Branch
 from lionagi_turns import ContextBlock, TurnRequest
 from lionagi_turns.cli._load import parse_branch
 from lionagi_turns.integration._cache import prompt_cache_view
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 from ._tools import lookup
 

@@ -13,7 +13,7 @@ from lionagi import Branch
 from pydantic import BaseModel
 
 from lionagi_turns import ContextBlock, TurnRequest, to_provider_messages
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 from ._tools import convert, lookup
 

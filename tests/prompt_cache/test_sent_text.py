@@ -16,9 +16,9 @@ from lionagi_turns import TurnRequest
 from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.render import ShownSections, render_view
 from lionagi_turns.integration._cache import compile_for_prompt_cache
-from lionagi_turns.profiles.prompt_cache import sent as _cache_sent
-from lionagi_turns.profiles.prompt_cache.layout import RECORD_KEY
-from lionagi_turns.profiles.prompt_cache.record import read_record
+from lionagi_turns.profiles.prompt_cache import _sent as _cache_sent
+from lionagi_turns.profiles.prompt_cache._compile import RECORD_KEY
+from lionagi_turns.profiles.prompt_cache._record import read_record
 
 from ._records import Answer, next_view
 from ._tools import lookup

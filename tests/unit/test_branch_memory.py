@@ -12,7 +12,7 @@ from lionagi_turns import TurnRequest, compile_chat_request
 from lionagi_turns import amendment1 as a1
 from lionagi_turns.memo import branch_memory
 from lionagi_turns.memo.branch_memory import SLOTS, BranchSlot, slot_names
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 
 def test_the_compile_memories_are_slots_of_one_table() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lionagi_turns import PromptCacheAccount, PromptCacheCall
-from lionagi_turns.profiles.prompt_cache.account import FIGURES
+from lionagi_turns.profiles.prompt_cache._account import FIGURES
 
 
 def _call(read: int | None, output: int | None, *, changed: bool = False) -> PromptCacheCall:

@@ -11,7 +11,7 @@ from lionagi import Branch
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns import TurnRequest, amendment1
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 from ._hostile import fingerprint, no_dns
 from ._support import add_assistant, add_instruction

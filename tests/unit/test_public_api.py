@@ -78,3 +78,32 @@ def test_the_dropped_0_1_paths_do_not_import(old: str) -> None:
 def test_unknown_submodules_are_not_served() -> None:
     with pytest.raises(ModuleNotFoundError):
         importlib.import_module("lionagi_turns.no_such_module")
+
+
+def test_the_two_profile_packages_have_one_shape() -> None:
+    """Each profile package: private modules only, a public ``__init__`` whose names are its
+    stage and its API, defined in its own modules (or the core's, unchanged);
+    ``lionagi_turns.amendment1`` re-exports Amendment 1's names as the same objects (plus the
+    composition with the cache layout)."""
+    import pkgutil
+
+    import lionagi_turns.profiles.amendment1 as amendment1
+    import lionagi_turns.profiles.prompt_cache as prompt_cache
+
+    for package, stage in ((amendment1, "Amendment1"), (prompt_cache, "PromptCache")):
+        modules = [m.name for m in pkgutil.iter_modules(package.__path__)]
+        assert modules and all(name.startswith("_") for name in modules), modules
+        assert stage in package.__all__
+        for name in package.__all__:
+            value = getattr(package, name)
+            if typing.get_origin(value) is typing.Literal:  # a vocabulary alias (LeftOutReason)
+                continue
+            owner = getattr(value, "__module__", None)
+            # a core contract the profile uses unchanged (CompiledMessage) is the core's own
+            homes = (f"{package.__name__}._", "lionagi_turns.core.")
+            mine = owner is None or owner.startswith(homes)
+            assert mine, (name, owner)
+    public = lionagi_turns.amendment1
+    shared = set(public.__all__) - {"compile_for_prompt_cache"}
+    assert shared == set(amendment1.__all__) - {"Amendment1"}
+    assert all(getattr(public, n) is getattr(amendment1, n) for n in shared)

@@ -26,7 +26,7 @@ from lionagi.protocols.messages import Instruction
 from lionagi_turns import TurnRequest, amendment1, compile_chat_request
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.memo.switch import no_fast_path
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
 
 from ._hostile import fingerprint
 from ._support import add_action_pair, add_assistant, add_instruction

@@ -8,7 +8,8 @@ the ADR-0127 prompt-cache layout.
 With a lionagi other than 0.36.x this module still imports, and each name raises
 ``IntegrationError`` on access (``lionagi_turns.core.support``).
 
-Its modules live in ``lionagi_turns.profiles.amendment1``; this is its public path.
+Its names are those of ``lionagi_turns.profiles.amendment1`` (the profile package) and
+``compile_for_prompt_cache``; this is their public path.
 """
 
 from typing import TYPE_CHECKING
@@ -16,38 +17,36 @@ from typing import TYPE_CHECKING
 from lionagi_turns.core.support import unsupported_lionagi, unsupported_module
 
 if TYPE_CHECKING or unsupported_lionagi() is None:
-    from lionagi_turns.profiles.amendment1._calibration import Calibration
-    from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
-    from lionagi_turns.profiles.amendment1._clearing import ToolResultClearing, UnknownToolWarning
-    from lionagi_turns.profiles.amendment1._compile import compile_chat_request
-    from lionagi_turns.profiles.amendment1._contracts import (
+    from lionagi_turns.profiles.amendment1 import (
+        CEILING_KEY,
+        EXCLUSIONS_KEY,
+        Calibration,
+        Compaction,
         CompiledChatRequest,
         CompiledMessage,
         ContextBlock,
+        InputCeiling,
         LeftOut,
         LeftOutReason,
         SectionAuthority,
         SectionBound,
         SectionBudgetRefused,
         SectionBudgets,
+        SkipReading,
+        ToolResultClearing,
         TurnRequest,
-    )
-    from lionagi_turns.profiles.amendment1._integration import last_skip_reading
-    from lionagi_turns.profiles.amendment1._report import (
+        UndeterminedSkip,
+        UnknownToolWarning,
+        ViewExclusions,
         bounds_rows,
+        compile_chat_request,
         compile_report,
-        exclusions_rows,
-    )
-    from lionagi_turns.profiles.amendment1._sections import (
         decode_context_section,
         encode_context_section,
+        exclusions_rows,
+        last_skip_reading,
         marker,
-    )
-    from lionagi_turns.profiles.amendment1._skips import SkipReading, UndeterminedSkip, read_skips
-    from lionagi_turns.profiles.amendment1._summary import Compaction
-    from lionagi_turns.profiles.amendment1._views import (
-        EXCLUSIONS_KEY,
-        ViewExclusions,
+        read_skips,
         view_exclusions,
     )
     from lionagi_turns.profiles.composed import compile_for_prompt_cache

@@ -19,8 +19,8 @@ Warnings (the ADR's render rules kept, shown so nothing is sent unseen):
 - ``prompt_cache_record``: a prompt-cache record (``metadata["lionagi_turns.prompt_cache"]``)
   the prompt-cache profile does not use: not a well-formed record, a recorded sent text that
   does not verify (its durable view is sent instead), or a recorded stable segment without a
-  tool section the profile renders (``prompt_cache.layout.compile_cached``'s ``audit``). Looked for
-  only when the view holds a record.
+  tool section the profile renders (``prompt_cache._compile.compile_cached``'s ``audit``).
+  Looked for only when the view holds a record.
 - ``ceiling_record``: an input-ceiling record (``metadata["lionagi_turns.ceiling"]``) no compile
   could have written (its first kept turn is not at or before its own instruction); a compile
   under any ceiling ignores it.
@@ -53,8 +53,8 @@ from lionagi_turns.core.history import (
 from lionagi_turns.core.parts import check_image_detail
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.profiles.amendment1._ceiling import read_first_kept
-from lionagi_turns.profiles.prompt_cache.layout import compile_cached
-from lionagi_turns.profiles.prompt_cache.record import record_data
+from lionagi_turns.profiles.prompt_cache._compile import compile_cached
+from lionagi_turns.profiles.prompt_cache._record import record_data
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

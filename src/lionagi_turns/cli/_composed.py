@@ -26,9 +26,9 @@ from lionagi_turns.core.render import ShownSections
 from lionagi_turns.integration._cache import cache_view
 from lionagi_turns.profiles.amendment1._contracts import ContextBlock, TurnRequest
 from lionagi_turns.profiles.composed import compile_cached_amended
-from lionagi_turns.profiles.prompt_cache.layout import recorded_tool_section
-from lionagi_turns.profiles.prompt_cache.record import SentRecord, read_record
-from lionagi_turns.profiles.prompt_cache.sent import recorded_sections, response_sections
+from lionagi_turns.profiles.prompt_cache._compile import recorded_tool_section
+from lionagi_turns.profiles.prompt_cache._record import SentRecord, read_record
+from lionagi_turns.profiles.prompt_cache._sent import recorded_sections, response_sections
 
 __all__ = ("COMPOSED", "composed_turn", "recorded_layout")
 

@@ -37,7 +37,7 @@ from lionagi_turns.cli._window import Paging
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 from lionagi_turns.core.stage import Stage
 from lionagi_turns.integration._cache import prompt_cache_traced
-from lionagi_turns.profiles.prompt_cache.layout import CachedCompile
+from lionagi_turns.profiles.prompt_cache._compile import CachedCompile
 
 __all__ = ("cache_report", "prompt_cache_report", "prompt_cache_turn", "render_prompt_cache")
 

@@ -23,7 +23,7 @@ from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION, EXIT_BAD_INPUT, Fail
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.core.contracts import ContextBlock
-from lionagi_turns.profiles.prompt_cache.record import read_record
+from lionagi_turns.profiles.prompt_cache._record import read_record
 
 __all__ = ("NOT_DURABLE", "TurnSpec", "recorded_instructions", "turn_spec")
 

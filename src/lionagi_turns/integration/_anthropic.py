@@ -28,7 +28,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lionagi_turns.integration._originals import ANTHROPIC, original
-from lionagi_turns.profiles.prompt_cache.blocks import SegmentedBlocks
+from lionagi_turns.profiles.prompt_cache._blocks import SegmentedBlocks
 
 if TYPE_CHECKING:
     from lionagi.providers.anthropic.messages import AnthropicMessagesEndpoint

@@ -1,6 +1,6 @@
 """ADR-0127 at the call surface: the prompt-cache profile's compile and what the adapter gets.
 
-``compile_for_prompt_cache(branch, request)`` compiles with ``prompt_cache.layout.compile_cached``
+``compile_for_prompt_cache(branch, request)`` compiles with ``prompt_cache._compile.compile_cached``
 over the Branch's tool set (``branch.acts.schema_list``, the conversation's tools, D2) and
 returns the compiled request (its instruction carrying the durable ``SentRecord``) and the
 ``system_blocks`` value for lionagi's Anthropic adapter: a ``SegmentedBlocks`` list, which the
@@ -12,7 +12,7 @@ ordered stable blocks.
 ``messages`` with the marks the Anthropic projection places, one line per mark naming its
 segment and lifetime, what changed against the previous recorded request, and every
 prompt-cache record the compile did not use (``ignored_records``: position, id, reason; see
-``prompt_cache.layout.compile_cached``'s ``audit``).
+``prompt_cache._compile.compile_cached``'s ``audit``).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.core.values import JsonObject
 from lionagi_turns.integration._anthropic import SegmentedBlocks, place_segment_marks
-from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, PromptCache, laid_out
+from lionagi_turns.profiles.prompt_cache._compile import CachedCompile, PromptCache, laid_out
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

@@ -34,8 +34,8 @@ from lionagi_turns.profiles.amendment1._contracts import (
     TurnRequest,
 )
 from lionagi_turns.profiles.amendment1._meter import Measure
-from lionagi_turns.profiles.prompt_cache.blocks import SegmentedBlocks
-from lionagi_turns.profiles.prompt_cache.layout import CachedCompile, PromptCache, laid_out
+from lionagi_turns.profiles.prompt_cache._blocks import SegmentedBlocks
+from lionagi_turns.profiles.prompt_cache._compile import CachedCompile, PromptCache, laid_out
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

@@ -30,7 +30,7 @@ sections alone), which is compared instead (a property test checks both decide a
 
 Pure; reads ``turn.message.content`` (durable fields) and ``record`` only. The check of a
 section text is remembered for the last 256 distinct texts (an answer is a function of the
-text alone); the memo of ``prompt_cache.memo`` remembers each record's answer.
+text alone); the memo of ``prompt_cache._memo`` remembers each record's answer.
 """
 
 from __future__ import annotations
@@ -46,12 +46,12 @@ from lionagi_turns.core.envelope import encode_context_section
 from lionagi_turns.core.fold import FoldParts, guidance_text
 from lionagi_turns.core.render import CallOptions, ShownSections, render_view
 from lionagi_turns.memo.yaml import minimal_yaml
-from lionagi_turns.profiles.prompt_cache.record import digest
+from lionagi_turns.profiles.prompt_cache._record import digest
 
 if TYPE_CHECKING:
     from lionagi_turns.core.history import InstructionTurn
     from lionagi_turns.core.render import Content
-    from lionagi_turns.profiles.prompt_cache.record import SentRecord
+    from lionagi_turns.profiles.prompt_cache._record import SentRecord
 
 __all__ = (
     "ResponseSections",

@@ -17,7 +17,7 @@ Used when the call's endpoint places the prompt cache (lionagi's
   ResponseFormat sections. Each sent instruction carries a durable record in its ``metadata``
   (``RECORD_KEY``; see ``SentRecord``) holding the text it was sent as; a historical instruction
   renders that text while its durable rendering still equals the one recorded and the text is
-  one the profile renders for it (``prompt_cache.sent``), else its durable rendering (a history
+  one the profile renders for it (``prompt_cache._sent``), else its durable rendering (a history
   rewrite when that differs from what was sent). A record that is not well formed is ignored,
   a field of the wrong shape read as absent; each is listed in ``CachedCompile.ignored``.
 - System: the branch's (``branch_system``: ``msgs.system``, or the System message at the head
@@ -29,14 +29,14 @@ Used when the call's endpoint places the prompt cache (lionagi's
   request, when the messages kept its prefix; the adapter places the lookback mark from it (D5).
 
 The compile is the compiler's own pipeline (``compile_traced``) with the ``PromptCache`` stage
-(``prompt_cache.stage``), whose options say this: the system is not folded
+(``prompt_cache._stage``), whose options say this: the system is not folded
 (``fold_system=False``), a later call's new blocks fold into the current instruction
 (``fold_target="current"``, ``envelope``), the current instruction renders tool references and
 response sections (``current_options``), a historical instruction sends its recorded text
 (``history_text``), and the stable segment is ``stable_blocks``. Selection, the kind and
 ordering rules, their errors, the ReAct step and the empty-turn guard are the compiler's.
 
-Speed (``prompt_cache.memo``, fast path only; the output is the same with it off): the view's
+Speed (``prompt_cache._memo``, fast path only; the output is the same with it off): the view's
 records, the tool section and the prefix digests are carried over from the previous compile of
 the branch while what they were made from is unchanged, and the profile's ``reuse`` key is
 ``("adr-0127", records.stamp)``, so the compiler resumes its previous walk exactly while the
@@ -57,15 +57,15 @@ from lionagi_turns.core.history import branch_system
 from lionagi_turns.core.pipeline import Trace, compile_traced
 from lionagi_turns.core.profile import Memo
 from lionagi_turns.core.stage import Stage
-from lionagi_turns.profiles.prompt_cache.as_sent import IgnoredRecord
-from lionagi_turns.profiles.prompt_cache.record import (
+from lionagi_turns.profiles.prompt_cache._as_sent import IgnoredRecord
+from lionagi_turns.profiles.prompt_cache._record import (
     RECORD_KEY,
     SegmentChanges,
     SentRecord,
     read_record,
 )
-from lionagi_turns.profiles.prompt_cache.stage import NAME, Laid, PromptCache
-from lionagi_turns.profiles.prompt_cache.tools import recorded_tool_section, tool_section
+from lionagi_turns.profiles.prompt_cache._stage import NAME, Laid, PromptCache
+from lionagi_turns.profiles.prompt_cache._tools import recorded_tool_section, tool_section
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

@@ -2,7 +2,7 @@
 results after its content (a stage before the layout set it, e.g. a tool_results section).
 
 The prompt-cache profile sends a historical instruction's recorded text when
-``prompt_cache.sent.verified_text`` accepts it: the durable rendering, then the response sections.
+``prompt_cache._sent.verified_text`` accepts it: the durable rendering, then the response sections.
 Under a ``results_section`` both the durable rendering and the sent text end in the same
 results tail (the rendering's last paragraph, or its last text part), after which the response
 sections cannot follow. ``verified_with_results(turn, rendered, record, section)`` is
@@ -17,12 +17,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from lionagi_turns.profiles.prompt_cache.sent import verified_text
+from lionagi_turns.profiles.prompt_cache._sent import verified_text
 
 if TYPE_CHECKING:
     from lionagi_turns.core.history import InstructionTurn
     from lionagi_turns.core.render import Content, ResultsSection
-    from lionagi_turns.profiles.prompt_cache.record import SentRecord
+    from lionagi_turns.profiles.prompt_cache._record import SentRecord
 
 __all__ = ("verified_with_results",)
 

@@ -1,6 +1,6 @@
 """ADR-0127's durable record of a sent instruction, and the digests it holds.
 
-``SentRecord`` is what the prompt-cache profile (``prompt_cache.layout``) stores on each
+``SentRecord`` is what the prompt-cache profile (``prompt_cache._compile``) stores on each
 instruction it compiles (``metadata[RECORD_KEY]``, plain JSON); ``read_record`` reads it back,
 None for anything that is not a well-formed record of this version: every field of its JSON type
 (a ``dict``, not any mapping; ``messages`` a positive ``int``; digests 64 lowercase hex digits;
@@ -79,7 +79,7 @@ class SentRecord:
     which holds no tool functions, still shows its tool section); ``fold``: the context blocks
     first returned on this call, which its text carries (None when none). Plain JSON, so it
     survives ``Branch.to_dict()`` / ``from_dict()`` and plain lionagi, which never reads it.
-    What a historical instruction sends from it is checked by ``prompt_cache.sent``.
+    What a historical instruction sends from it is checked by ``prompt_cache._sent``.
     """
 
     text: Content | None  # None: the stored value was not a text

@@ -25,7 +25,7 @@ so a reused rendering of a historical instruction (``history_text``) is one made
 record. ``ViewRecords.sent_record(turn, rendered)`` is the record read for that turn's message in
 this answer (so a compile reads each record once; else ``read_record(turn.message)``) when its
 ``basis`` is ``digest(rendered)``, else None, with the record's text when
-``prompt_cache.sent.verified_text`` accepts it (else None); both answers are remembered for a
+``prompt_cache._sent.verified_text`` accepts it (else None); both answers are remembered for a
 rendering that is the very same text object (the render cache hands out the same object while a
 record is unchanged), along the answers that extend one another. ``ViewRecords.rejected``: the
 view position, id and reason of each instruction whose record data is not a record, is one with
@@ -34,7 +34,7 @@ flaws (``SentRecord.flaws``), or whose ``metadata`` is not a ``dict``.
 ``tool_section(branch, schemas, render, memo)``: the stable segment's tool section, rendered again
 only when the schemas are not the same JSON data as last time (``_same_plain``).
 
-``prefix_digests(branch, messages, marks, memo)``: ``prompt_cache.record.prefix_digests``,
+``prefix_digests(branch, messages, marks, memo)``: ``prompt_cache._record.prefix_digests``,
 resumed from a chain state kept from the previous compile of the branch at the longest prefix
 its messages share with these (the same ``CompiledMessage`` objects, or ones whose digests are
 equal: the same role and equal text, or equal canonical JSON), so only the messages after it
@@ -73,8 +73,8 @@ from uuid import UUID
 from lionagi.protocols.messages import Instruction
 
 from lionagi_turns.core.profile import Memo
-from lionagi_turns.profiles.prompt_cache import record as _cache_record
-from lionagi_turns.profiles.prompt_cache.record import (
+from lionagi_turns.profiles.prompt_cache import _record as _cache_record
+from lionagi_turns.profiles.prompt_cache._record import (
     RECORD_KEY,
     SentRecord,
     message_digest,
@@ -82,8 +82,8 @@ from lionagi_turns.profiles.prompt_cache.record import (
     record_data,
     rejections,
 )
-from lionagi_turns.profiles.prompt_cache.sent import check_sent
-from lionagi_turns.profiles.prompt_cache.slots import (
+from lionagi_turns.profiles.prompt_cache._sent import check_sent
+from lionagi_turns.profiles.prompt_cache._slots import (
     SLOTS,
     Chain,
     Slot,
@@ -134,7 +134,7 @@ class ViewRecords:
         self, turn: InstructionTurn, rendered: Content
     ) -> tuple[SentRecord | None, Content | None]:
         """``turn``'s record when its ``basis`` is the digest of ``rendered`` (module
-        contract), else None; and with it the record's text when ``prompt_cache.sent`` verifies it
+        contract), else None; and with it the record's text when ``prompt_cache._sent`` verifies it
         for ``turn`` and ``rendered``, else None."""
         index, record = self._find(turn)
         if record is None:
@@ -349,7 +349,7 @@ def _same_plain(live: Any, copy: Any) -> bool:
 def prefix_digests(
     branch: Branch, messages: tuple[CompiledMessage, ...], marks: set[int], memo: Memo
 ) -> dict[int, str]:
-    """``prompt_cache.record.prefix_digests(messages, marks)`` (module contract)."""
+    """``prompt_cache._record.prefix_digests(messages, marks)`` (module contract)."""
     if not memo.keeps:
         return _cache_record.prefix_digests(messages, marks)
     slot = _slot(branch)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from lionagi_turns.core.history import InstructionTurn
 from lionagi_turns.core.render import Content, ResultsSection, own_copy
-from lionagi_turns.profiles.prompt_cache.memo import ViewRecords
-from lionagi_turns.profiles.prompt_cache.results_tail import verified_with_results
+from lionagi_turns.profiles.prompt_cache._memo import ViewRecords
+from lionagi_turns.profiles.prompt_cache._results_tail import verified_with_results
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -32,7 +32,7 @@ class AsSent:
     """The profile's ``history_text``: a historical instruction as it was sent, while its
     durable rendering is the recorded one and its text verifies; its durable rendering
     otherwise. ``unverified``: the records whose text did not verify, by view position.
-    ``results_section``: the pass options' (``prompt_cache.results_tail``; None: the seed's
+    ``results_section``: the pass options' (``prompt_cache._results_tail``; None: the seed's
     merge of results into the context)."""
 
     def __init__(

@@ -36,17 +36,17 @@ from lionagi_turns.core.rendering import current_record
 from lionagi_turns.core.stage import SentLayout, Stage
 from lionagi_turns.core.values import naming_record
 from lionagi_turns.memo import resume as _resume
-from lionagi_turns.profiles.prompt_cache.as_sent import AsSent, IgnoredRecord, ignored_records
-from lionagi_turns.profiles.prompt_cache.memo import ViewRecords, prefix_digests, view_records
-from lionagi_turns.profiles.prompt_cache.memo import tool_section as memo_tool_section
-from lionagi_turns.profiles.prompt_cache.record import (
+from lionagi_turns.profiles.prompt_cache._as_sent import AsSent, IgnoredRecord, ignored_records
+from lionagi_turns.profiles.prompt_cache._memo import ViewRecords, prefix_digests, view_records
+from lionagi_turns.profiles.prompt_cache._memo import tool_section as memo_tool_section
+from lionagi_turns.profiles.prompt_cache._record import (
     RECORD_KEY,
     SegmentChanges,
     SentRecord,
     digest,
     read_record,
 )
-from lionagi_turns.profiles.prompt_cache.tools import recorded_tool_section, tool_section
+from lionagi_turns.profiles.prompt_cache._tools import recorded_tool_section, tool_section
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction

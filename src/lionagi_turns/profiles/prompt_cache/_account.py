@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from lionagi.protocols.messages import AssistantResponse, Instruction
 
-from lionagi_turns.profiles.prompt_cache.layout import SegmentChanges, SentRecord, read_record
+from lionagi_turns.profiles.prompt_cache._compile import SegmentChanges, SentRecord, read_record
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch

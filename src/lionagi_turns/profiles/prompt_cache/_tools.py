@@ -9,7 +9,7 @@ from lionagi.operations.chat._prepare import _tool_name
 
 from lionagi_turns.core.values import check_value, naming_record
 from lionagi_turns.memo.yaml import minimal_yaml
-from lionagi_turns.profiles.prompt_cache.sent import response_sections
+from lionagi_turns.profiles.prompt_cache._sent import response_sections
 
 __all__ = ("recorded_tool_section", "tool_section")
 
