@@ -1,7 +1,7 @@
 """Send lionagi-turns spans to a real OTLP receiver (Arize Phoenix) on 127.0.0.1, and print
 the spans it stored.
 
-    python scripts/otlp_receiver.py [--venv DIR] [--port 6006]
+    python scripts/otlp_receiver.py [--venv DIR] [--port 6006] [--screenshot OUT.png]
 
 Creates (or reuses) a separate virtual environment (default ``/tmp/lionagi-turns-otlp``),
 installs ``arize-phoenix``,
@@ -10,16 +10,20 @@ starts ``phoenix serve`` bound to 127.0.0.1, runs two installed lionagi calls ag
 test suite's fake OpenAI-style server (``tests/e2e/http_server.py``, also on 127.0.0.1) with
 ``install(otel=True)`` and an OTLP/HTTP exporter pointed at Phoenix, then reads the spans back
 through Phoenix's client and prints their names and ``gen_ai.*`` / ``lionagi_turns.*``
-attributes. Nothing listens on or connects to any address but 127.0.0.1. The test suite does
-not use this script.
+attributes. With ``--screenshot``, headless Chromium (Debian's ``chromium``) saves Phoenix's
+own page of the project's traces, and of the first span's attributes, as PNGs. Nothing
+listens on or connects to any address but 127.0.0.1. The test suite does not use this script.
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -62,7 +66,8 @@ if not spans:
     print("Phoenix stored no span"); sys.exit(1)
 print(f"Phoenix stored {len(spans)} span(s)")
 for span in spans:
-    print("-", span["name"], span.get("span_kind"), span.get("status_code"))
+    trace_id = (span.get("context") or {}).get("trace_id")
+    print("-", span["name"], span.get("span_kind"), span.get("status_code"), "trace", trace_id)
     attrs = span.get("attributes") or {}
     for key in sorted(k for k in attrs if k.startswith(("gen_ai.", "lionagi_turns."))):
         print(f"    {key} = {attrs[key]}")
@@ -85,10 +90,27 @@ def _wait(url: str, seconds: float) -> None:
     raise SystemExit(f"Phoenix did not answer at {url} within {seconds:.0f}s")
 
 
+def _screenshot(url: str, out: Path) -> None:
+    """Phoenix's page at ``url`` as a PNG at ``out`` (its script given 20 s to render)."""
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        raise SystemExit("--screenshot needs chromium (Debian: apt-get install chromium)")
+    profile = tempfile.mkdtemp(prefix="otlp-receiver-chromium-")
+    try:
+        _run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+              "--proxy-server=127.0.0.1:9", f"--user-data-dir={profile}",
+              "--virtual-time-budget=20000", "--window-size=1600,1000",
+              f"--screenshot={out}", url], capture_output=True)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
+    print(f"saved {out}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--venv", default="/tmp/lionagi-turns-otlp")
     parser.add_argument("--port", type=int, default=6006)
+    parser.add_argument("--screenshot", type=Path, help="save Phoenix's traces page as this PNG")
     args = parser.parse_args()
     venv = Path(args.venv)
     python = venv / "bin" / "python"
@@ -98,14 +120,24 @@ def main() -> None:
           "opentelemetry-exporter-otlp-proto-http", "-e", f"{ROOT}[otel]"])
     base = f"http://127.0.0.1:{args.port}"
     env = {**os.environ, "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(args.port),
-           "PHOENIX_WORKING_DIR": str(venv / "phoenix-data"), "PHOENIX_TELEMETRY_ENABLED": "false",
+           "PHOENIX_WORKING_DIR": tempfile.mkdtemp(prefix="phoenix-data-"), "PHOENIX_TELEMETRY_ENABLED": "false",
            "PHOENIX_GRPC_PORT": str(args.port + 1)}
     server = subprocess.Popen([str(python), "-m", "phoenix.server.main", "serve"], env=env)
     try:
         _wait(base, 180)
         _run([str(python), "-c", TRACED, str(ROOT), f"{base}/v1/traces"], cwd=venv)
         time.sleep(3)
-        _run([str(python), "-c", READ, base])
+        read = subprocess.run([str(python), "-c", READ, base], check=True, text=True,
+                              capture_output=True)
+        print(read.stdout, end="")
+        if args.screenshot is not None:
+            project = base64.b64encode(b"Project:1").decode()  # the default project's id
+            _screenshot(f"{base}/projects/{project}", args.screenshot)
+            traces = [line.split(" trace ")[-1] for line in read.stdout.splitlines()
+                      if " trace " in line]
+            if traces:  # Phoenix's page of one trace, its span's attributes shown
+                _screenshot(f"{base}/projects/{project}/traces/{traces[0]}",
+                            args.screenshot.with_name(args.screenshot.stem + "-trace.png"))
     finally:
         server.terminate()
         server.wait(timeout=30)
