@@ -120,7 +120,8 @@ def main() -> None:
           "opentelemetry-exporter-otlp-proto-http", "-e", f"{ROOT}[otel]"])
     base = f"http://127.0.0.1:{args.port}"
     env = {**os.environ, "PHOENIX_HOST": "127.0.0.1", "PHOENIX_PORT": str(args.port),
-           "PHOENIX_WORKING_DIR": tempfile.mkdtemp(prefix="phoenix-data-"), "PHOENIX_TELEMETRY_ENABLED": "false",
+           "PHOENIX_WORKING_DIR": tempfile.mkdtemp(prefix="phoenix-data-"),
+           "PHOENIX_TELEMETRY_ENABLED": "false",
            "PHOENIX_GRPC_PORT": str(args.port + 1)}
     server = subprocess.Popen([str(python), "-m", "phoenix.server.main", "serve"], env=env)
     try:
