@@ -329,7 +329,7 @@ print(json.dumps({"lionagi": minimal_yaml({"tags": tags}), "compiled": outcome})
 
 def test_set_outcome_is_the_same_under_every_hash_seed_while_lionagis_text_is_not() -> None:
     outputs = []
-    for seed in ("1", "2", "3"):
+    for seed in ("1", "2"):  # these two seeds order the eight tags differently
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(
             [sys.executable, "-c", _SEED_SCRIPT], env=env, capture_output=True, text=True,
