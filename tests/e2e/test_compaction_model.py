@@ -138,3 +138,39 @@ def test_bad_summarizers_and_prompts_are_refused_before_any_call(uninstalled: No
         with pytest.raises(ValueError, match=r"Compaction\.prompt must be text .* got 3"):
             a1.Compaction(model, prompt=3)  # type: ignore[arg-type]
         assert server.requests == [] and branch.to_dict() == before
+
+
+def test_an_anthropic_imodel_summarizes_through_lionagis_messages_payload(
+    uninstalled: None,
+) -> None:
+    """The summarizer's provider is its own: an Anthropic iModel gets the prompt as the
+    Messages ``system`` (lionagi's own payload), and its record's input tokens are the
+    server's whole count (uncached, cache reads and writes)."""
+    from .anthropic_server import AnthropicServer
+
+    with AnthropicServer() as summarizer:
+        summarizer.script(*(f"RECAP-{k}" for k in range(1, 9)))
+        model = iModel(provider="anthropic", model="claude-sonnet-4-5", api_key="x",
+                       base_url=summarizer.base_url, requires_tokens=False,
+                       allow_local_network=True)
+        ceiling = a1.InputCeiling(900, low_water=500,
+                                  compaction=a1.Compaction(model, prompt=PROMPT))
+        with ChatServer(default=Reply(content=f"noted. {PAD}")) as server:
+            lionagi_turns.install(profile="amendment1", ceiling=ceiling)
+            branch = Branch(system="Keep track of the facts.",
+                            chat_model=model_at(server, "gpt-4.1-mini"))
+            for i in range(ROUNDS):
+                asyncio.run(branch.communicate(f"round {i}: FACT-{i}=v{i}. {PAD}"))
+            _install.uninstall()
+            sent = server.payloads()
+        asked, usages = summarizer.bodies(), summarizer.usages()
+    summaries = branch.metadata[SUMMARIES_KEY]
+    assert asked and len(summaries) == len(asked)
+    system = asked[0]["system"]
+    assert PROMPT in (system if isinstance(system, str) else system[0]["text"])
+    assert asked[0]["messages"][0]["role"] == "user"
+    assert "FACT-0=v0" in str(asked[0]["messages"][0]["content"])
+    for record, usage in zip(summaries, usages, strict=True):
+        assert record["model"] == "claude-sonnet-4-5"
+        assert record["tokens"]["input"] == usage.total_input > 0
+    assert summaries[-1]["text"] in str(sent[-1])
