@@ -24,9 +24,14 @@ from typing import Any
 
 from lionagi_turns.core.measure import count_tokens
 
-from .anthropic_server import AnthropicServer
-from .cache_simulator import CacheSimulator
-from .http_server import ChatServer
+if __package__:
+    from .anthropic_server import AnthropicServer
+    from .cache_simulator import CacheSimulator
+    from .http_server import ChatServer
+else:  # loaded as a top-level module: benchmarks/ put tests/e2e itself on sys.path
+    from anthropic_server import AnthropicServer  # type: ignore[import-not-found,no-redef]
+    from cache_simulator import CacheSimulator  # type: ignore[import-not-found,no-redef]
+    from http_server import ChatServer  # type: ignore[import-not-found,no-redef]
 
 __all__ = (
     "CountingChatServer",

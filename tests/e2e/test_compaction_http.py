@@ -81,6 +81,9 @@ def test_summaries_keep_the_dropped_facts_and_every_request_stays_under_the_ceil
     summaries = branch.metadata[SUMMARIES_KEY]
     assert steps and len(summaries) == len(steps)
     assert [s["step"] for s in summaries] == list(range(1, len(steps) + 1))
+    # a callable is no model and reports no usage: the record holds the summary's own size
+    assert all(s["model"] is None and list(s["tokens"]) == ["summary"] for s in summaries)
+    assert all(s["tokens"]["summary"] > 0 for s in summaries)
     last = sent[-1]
     assert "[LIONAGI_SUMMARY covers=" in str(last[0]["content"])
     assert "reason=summarized" in str(last[0]["content"])

@@ -6,22 +6,25 @@ report), only when the installed profile is ``amendment1`` with an ``InputCeilin
 ``compaction`` is set:
 
 - The call's request is compiled once ahead (pure: nothing is recorded). When that compile is
-  a drop step whose first kept turn has no summary yet, the summarizer is awaited (at most
-  ``Compaction.timeout`` seconds) with the newest summary's text, when there is one, then the
-  text of each record of the view before the new first kept turn that summary does not cover,
-  oldest first.
+  a drop step whose first kept turn has no summary yet, the summarizer is asked
+  (``_summarizer.ask``: an async callable awaited, or an ``iModel`` invoked with the
+  compaction's prompt; at most ``Compaction.timeout`` seconds) over the newest summary's
+  text, when there is one, then the text of each record of the view before the new first kept
+  turn that summary does not cover, oldest first.
 - Its text is recorded as a durable summary in ``branch.metadata`` (``_summary.SUMMARIES_KEY``:
   ``upto`` the first kept turn, ``covers`` every record before it, ``step`` one more than the
-  newest's) when it is text, not empty, at most ``share`` of the ceiling, and the request with
-  it stays under the ceiling. The compile that follows then sends it at the truncation point.
-- Otherwise (the summarizer raises, times out, returns something else or too much) nothing is
-  recorded, ``TurnsCompatibilityWarning`` says why once per branch, and the call proceeds with
-  a plain drop. Nothing is ever removed from the branch.
+  newest's, ``model`` and ``tokens``: the summary's size and the model call's reported usage)
+  when it is text, not empty, at most ``share`` of the ceiling, and the request with it stays
+  under the ceiling. The compile that follows then sends it at the truncation point.
+- Otherwise (the summarizer raises, its model call fails, it times out, returns something
+  else or too much) nothing is recorded, ``TurnsCompatibilityWarning`` says why once per
+  branch, and the call proceeds with a plain drop. Nothing is ever removed from the branch.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
@@ -30,6 +33,7 @@ from lionagi.protocols.messages import System
 from lionagi_turns.core.history import select_ids
 from lionagi_turns.integration._compile import compile_call
 from lionagi_turns.integration._registry import current
+from lionagi_turns.integration._summarizer import ask
 from lionagi_turns.integration._warnings import warn_once
 from lionagi_turns.profiles.amendment1._ceiling import CEILING_KEY, InputCeiling
 from lionagi_turns.profiles.amendment1._meter import Meter
@@ -95,11 +99,12 @@ async def _summarize(
     texts = [previous.text] if previous is not None else []
     texts += [_text(branch, uid) for uid in before if uid not in done]
     try:
-        text = await asyncio.wait_for(compaction.summarize(texts), compaction.timeout)
+        answer = await asyncio.wait_for(ask(compaction, texts), compaction.timeout)
     except Exception as exc:  # any failure falls back to a plain drop, said once
         why = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
         warn_once(f"summary:{branch.id}", FALLBACK.format(branch=branch.id, why=why))
         return
+    text = answer.value
     if not isinstance(text, str) or not text.strip():
         why = f"it returned {type(text).__name__}, not text"
         warn_once(f"summary:{branch.id}", FALLBACK.format(branch=branch.id, why=why))
@@ -108,6 +113,7 @@ async def _summarize(
     summary = Summary(first, tuple(before), text.strip(), step)
     meter = Meter(None)
     size = meter.text(summary_block(summary)) + meter.text("\n\n")
+    summary = replace(summary, model=answer.model, tokens={"summary": size, **answer.usage})
     calibration = record.get("calibration")
     found = calibration.get("limit") if isinstance(calibration, dict) else None
     limit: int = found if isinstance(found, int) and found > 0 else ceiling.tokens
