@@ -92,11 +92,14 @@ class Measured:
     """``sections``: one row per ``SECTION_NAMES`` entry then ``total`` (``characters``,
     ``tokens``, ``images``); ``messages``: each message's split; ``fold_located``: False when a
     fold was planned but not found line for line (its parts then count in the message's own
-    section)."""
+    section); ``fold_index`` and ``fold_parts``: the fold ``measure`` was given, so a view
+    labels the fold's lines as they were counted."""
 
     sections: dict[str, dict[str, int]]
     messages: list[MessageSize] = field(default_factory=list)
     fold_located: bool = True
+    fold_index: int | None = None
+    fold_parts: tuple[tuple[str, str], ...] = ()
 
 
 _Found = tuple[int, str, list[tuple[str, str]]]
@@ -194,7 +197,7 @@ def measure(
     for name, text in system_blocks:
         rows[name]["characters"] += len(text)
         rows[name]["tokens"] += count_tokens(text)
-    out = Measured(rows)
+    out = Measured(rows, fold_index=fold_index, fold_parts=tuple(fold_parts))
     last = len(messages) - 1
     for i, message in enumerate(messages):
         base = "current_turn" if i == last else "history"
