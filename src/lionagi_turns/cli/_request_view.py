@@ -25,11 +25,11 @@ from rich.console import Console
 from lionagi_turns.cli import _frame
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
-from lionagi_turns.cli._sections import Measured, MessageSize, fold_labels, text_parts
 from lionagi_turns.cli._sections_table import render_sections
 from lionagi_turns.cli._views import bounded_rows
 from lionagi_turns.cli._window import Paging, select
 from lionagi_turns.cli._wrap import fit, preview
+from lionagi_turns.core.sections import Measured, MessageSize, fold_labels, text_parts
 
 __all__ = (
     "Framed",

@@ -14,8 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from lionagi_turns.cli._json import JsonObject
-from lionagi_turns.cli._sections import SECTION_NAMES, Measured
 from lionagi_turns.core.measure import ENCODING
+from lionagi_turns.core.sections import SECTION_NAMES, Measured
 
 __all__ = ("render_sections",)
 
