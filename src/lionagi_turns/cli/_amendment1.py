@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from lionagi_turns.amendment1 import (
@@ -41,6 +40,7 @@ from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._numbers import budget, count, number
 from lionagi_turns.cli._request_view import RequestView, message_frame, render_request
 from lionagi_turns.cli._sections import Measured, measure
+from lionagi_turns.cli._tables import add_column, view_table
 from lionagi_turns.cli._turn import TurnSpec
 from lionagi_turns.cli._views import inert_text
 from lionagi_turns.cli._window import Paging
@@ -158,10 +158,9 @@ def _left(row: JsonObject) -> str:
 def render_bounds(console: Console, report: JsonObject) -> None:
     """The Amendment 1 table (each section's authority, posture, budget, kept, left out),
     the ceiling when the report has one, and one line per record left out."""
-    table = Table(title="Sections (ADR-0007 Amendment 1)", title_justify="left",
-                  show_edge=False, pad_edge=False)
+    table = view_table("Sections (ADR-0007 Amendment 1)")
     for column in ("section", "authority", "posture", "budget", "kept", "left out"):
-        table.add_column(column)
+        add_column(table, column)
     for row in report["bounds"]:
         table.add_row(
             row["section"], row["authority"], row["posture"],
@@ -205,13 +204,12 @@ def render_amended(
 def render_ceiling(console: Console, record: JsonObject) -> None:
     """The ceiling, how full each section is, the truncation point and the turns left."""
     used, tokens = record["used"], record["ceiling"]
-    table = Table(title=f"Input ceiling {number(tokens)} tokens (low-water "
-                  f"{number(record['low_water'])}): {number(used)} used, "
-                  f"{used * 100 // tokens}% full", title_justify="left",
-                  show_edge=False, pad_edge=False)
-    table.add_column("section")
-    table.add_column("tokens", justify="right")
-    table.add_column("share", justify="right")
+    table = view_table(f"Input ceiling {number(tokens)} tokens (low-water "
+                       f"{number(record['low_water'])}): {number(used)} used, "
+                       f"{used * 100 // tokens}% full")
+    add_column(table, "section")
+    add_column(table, "tokens", "right")
+    add_column(table, "share", "right")
     for name, size in record["sections"].items():
         table.add_row(name, number(size), f"{size * 100 // tokens}%")
     console.print(table)
@@ -260,9 +258,9 @@ def render_exclusions(console: Console, rows: list[JsonObject]) -> None:
         f"view exclusions ({len(rows)}): records the active view leaves out "
         "(history left_out under the amendment1 profile)", style="yellow",
     ))
-    table = Table(show_edge=False, pad_edge=False)
+    table = view_table()
     for column in ("id", "record", "reason", "source"):
-        table.add_column(column)
+        add_column(table, column)
     for row in rows:
         table.add_row(row["id"], row["kind"], row["reason"],
                       "recorded" if row["recorded"] else "unrecorded (read as evicted)")

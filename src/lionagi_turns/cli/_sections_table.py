@@ -10,10 +10,10 @@ console's width (a long note wraps in its column).
 from __future__ import annotations
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from lionagi_turns.cli._json import JsonObject
+from lionagi_turns.cli._tables import add_column, view_table
 from lionagi_turns.core.measure import ENCODING
 from lionagi_turns.core.sections import SECTION_NAMES, Measured
 
@@ -24,11 +24,11 @@ def render_sections(
     console: Console, report: JsonObject, measured: Measured, notes: dict[str, str]
 ) -> None:
     """The sections table (module contract)."""
-    table = Table(title="Sections", title_justify="left", show_edge=False, pad_edge=False)
-    table.add_column("section")
-    table.add_column("characters", justify="right")
-    table.add_column("tokens", justify="right")
-    table.add_column("notes")
+    table = view_table("Sections")
+    add_column(table, "section")
+    add_column(table, "characters", "right")
+    add_column(table, "tokens", "right")
+    add_column(table, "notes")
     for name in (*SECTION_NAMES, "total"):
         size = report["sections"][name]
         extra = f" · {size['images']} image(s)" if size["images"] else ""

@@ -20,7 +20,6 @@ import json
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from lionagi_turns.cli._inputs import EXIT_BAD_INPUT, die
 from lionagi_turns.cli._json import JsonObject
@@ -28,6 +27,7 @@ from lionagi_turns.cli._load import BranchLoadError
 from lionagi_turns.cli._read import read_branch_file
 from lionagi_turns.cli._request_view import RequestView, message_frame, render_request
 from lionagi_turns.cli._sections import SECTION_NAMES, Measured, measure
+from lionagi_turns.cli._tables import add_column, view_table
 from lionagi_turns.cli._views import inert_text
 
 __all__ = ("CAPTURE_SCHEMA", "call_report", "chosen", "list_report", "read_captures",
@@ -94,9 +94,9 @@ def list_report(calls: list[JsonObject]) -> JsonObject:
 
 def render_list(console: Console, report: JsonObject) -> None:
     """One table row per call (see the module contract)."""
-    table = Table(title="Captured calls", title_justify="left", show_edge=False, pad_edge=False)
+    table = view_table("Captured calls")
     for name in ("#", "time", "branch", "model", "tokens", "left out", "cache r/w", "outcome"):
-        table.add_column(name, justify="right" if name in ("#", "tokens") else "left")
+        add_column(table, name, "right" if name in ("#", "tokens") else "left")
     for row in report["calls"]:
         read, write = row["cache_read_tokens"], row["cache_write_tokens"]
         cache = "-" if read is None and write is None else f"{read or 0:,}/{write or 0:,}"
