@@ -20,7 +20,7 @@ Contracts (``out`` is a ``_lines.Lines``; its ``width`` is the console's, 80 in 
 from __future__ import annotations
 
 from lionagi_turns.cli._lines import Lines
-from lionagi_turns.cli._wrap import expand_tabs, fit, shown_width
+from lionagi_turns.cli._wrap import expand_tabs, fit, is_plain, shown_width
 
 __all__ = ("LABEL", "end", "header", "marker", "row", "top")
 
@@ -64,7 +64,11 @@ def top(out: Lines, head: str, role: str, tags: str, right: str, style: str) -> 
 def row(out: Lines, label: str, text: str, style: str = "", label_style: str = "") -> None:
     """A labelled row of a frame (module contract)."""
     tag = out.styled(f"{label:{LABEL}}", label_style) if label else " " * LABEL
-    pieces = fit(expand_tabs(text), max(out.width - _PREFIX, 1))
+    room = max(out.width - _PREFIX, 1)
+    if len(text) <= room and not (style and out.colour) and is_plain(text):  # as it is
+        out.write(f"│ {tag} │ {text}")
+        return
+    pieces = fit(expand_tabs(text), room)
     out.write(f"│ {tag} │ {out.inert(pieces[0], style)}")
     for piece in pieces[1:]:
         out.write(f"│ {' ' * LABEL} ┆ {out.inert(piece, style)}")

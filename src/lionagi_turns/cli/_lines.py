@@ -100,7 +100,7 @@ class Lines:
         """``line`` and a newline, with no whitespace before the newline (a wrapped row ends at
         the space it broke after; a pipe receives the words only)."""
         try:
-            self._file.write(unpadded(line) + "\n")
+            self._file.write((line.rstrip() if "\x1b" not in line else unpadded(line)) + "\n")
         except BrokenPipeError:
             raise ClosedPipe from None
 

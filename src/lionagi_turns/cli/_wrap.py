@@ -25,7 +25,7 @@ from rich.cells import cell_len, get_character_cell_size
 
 from lionagi_turns.cli._views import CONTROL_CHARS, escape_char
 
-__all__ = ("expand_tabs", "fit", "preview", "shown_width")
+__all__ = ("expand_tabs", "fit", "is_plain", "preview", "shown_width")
 
 TAB_SIZE = 8
 _STRONG = frozenset(" ,:[{")
@@ -43,14 +43,15 @@ def _char_width(char: str) -> int:
     return get_character_cell_size(char)
 
 
-def _plain(text: str) -> bool:
-    """Whether every character of ``text`` takes exactly one cell."""
-    return text.isascii() and CONTROL_CHARS.search(text) is None
+def is_plain(text: str) -> bool:
+    """Whether every character of ``text`` is shown as itself in exactly one cell (ASCII, no
+    control character, no tab): such a text is shown as it is and measured by its length."""
+    return text.isascii() and "\t" not in text and CONTROL_CHARS.search(text) is None
 
 
 def shown_width(text: str) -> int:
     """The cells ``text`` takes when shown inert (module contract)."""
-    if _plain(text):
+    if is_plain(text):
         return len(text)
     if CONTROL_CHARS.search(text) is None:
         return cell_len(text)
@@ -99,7 +100,7 @@ def fit(line: str, width: int) -> list[str]:
     width = max(width, 1)
     if shown_width(line) <= width:
         return [line]
-    widths = None if _plain(line) else [_char_width(c) for c in line]
+    widths = None if is_plain(line) else [_char_width(c) for c in line]
     kinds = _break_kinds(line)
     pieces: list[str] = []
     start = 0
@@ -122,7 +123,7 @@ def preview(text: str, limit: int) -> str:
         return text
     note = f" … (+{len(text):,} chars)"
     room = max(limit - len(note), 1)
-    end = _room_end(text, None if _plain(text) else [_char_width(c) for c in text], 0, room)
+    end = _room_end(text, None if is_plain(text) else [_char_width(c) for c in text], 0, room)
     space = text.rfind(" ", 0, end + 1)
     if space >= room // 2:
         end = space
