@@ -29,12 +29,7 @@ from lionagi_turns.amendment1 import (
     exclusions_rows,
 )
 from lionagi_turns.cli._compile import fold_parts, fold_report, turn_fields
-from lionagi_turns.cli._compile_view import (
-    render_reload_note,
-    request_facts,
-    section_notes,
-    view_title,
-)
+from lionagi_turns.cli._compile_view import render_opening, section_notes, view_title
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._numbers import budget, count, number
@@ -189,8 +184,7 @@ def render_amended(
     facts, the bounds (``render_bounds``), each message framed, then the sections table."""
 
     def preamble(console: Console) -> None:
-        request_facts(console, report, loaded.branch.msgs.system is not None)
-        render_reload_note(console, report)
+        render_opening(console, loaded, report)
         render_bounds(console, report)
         console.print()
 

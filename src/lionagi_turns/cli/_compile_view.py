@@ -9,6 +9,8 @@ Contracts:
 - ``request_facts(console, report, has_system)``: how many messages are sent and where they
   were read from, whether the branch has system text, how many context blocks, and the stage
   profile's stages when the report names them; every profile's view prints them first.
+- ``render_opening(console, loaded, report)``: those facts, the reload note, the branch's
+  notes and the ``--at K`` lines, in that order: the opening of every profile's view.
 - ``render_reload_note`` prints ``RELOAD_NOTE`` once when the report's
   ``lionagi_reload_sends_no_system`` is true; ``render_at`` the ``--at K`` lines.
 """
@@ -34,6 +36,7 @@ __all__ = (
     "RELOAD_NOTE",
     "render_at",
     "render_compile",
+    "render_opening",
     "render_reload_note",
     "request_facts",
     "section_notes",
@@ -100,6 +103,16 @@ def render_at(console: Console, report: JsonObject) -> None:
         )
 
 
+def render_opening(console: Console, loaded: LoadedBranch, report: JsonObject) -> None:
+    """What every profile's view opens with: the facts, the reload note, the branch's notes
+    and the ``--at K`` lines."""
+    request_facts(console, report, loaded.branch.msgs.system is not None)
+    render_reload_note(console, report)
+    for note in loaded.notes:
+        console.print(inert_text(f"note: {note}", "yellow"))
+    render_at(console, report)
+
+
 def render_compile(
     console: Console,
     loaded: LoadedBranch,
@@ -110,11 +123,7 @@ def render_compile(
     """The default profile's text view of ``report`` (module contract)."""
 
     def preamble(console: Console) -> None:
-        request_facts(console, report, loaded.branch.msgs.system is not None)
-        render_reload_note(console, report)
-        for note in loaded.notes:
-            console.print(inert_text(f"note: {note}", "yellow"))
-        render_at(console, report)
+        render_opening(console, loaded, report)
         console.print()
 
     view = RequestView(

@@ -20,12 +20,7 @@ from collections.abc import Callable
 from rich.console import Console
 
 from lionagi_turns.cli._compile import fold_parts, fold_report, turn_fields
-from lionagi_turns.cli._compile_view import (
-    render_at,
-    render_reload_note,
-    request_facts,
-    view_title,
-)
+from lionagi_turns.cli._compile_view import render_opening, view_title
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._request_view import Framed, RequestView, message_frame, render_request
@@ -164,9 +159,7 @@ def render_prompt_cache(
     marks = {m["at"]: f'{m["ttl"]} ({m["segment"]}) mark at {m["at"]}' for m in report["marks"]}
 
     def preamble(console: Console) -> None:
-        request_facts(console, report, loaded.branch.msgs.system is not None)
-        render_reload_note(console, report)
-        render_at(console, report)
+        render_opening(console, loaded, report)
         if extra is not None:
             extra(console)
         console.print()
