@@ -56,18 +56,19 @@ def test_no_line_is_wider_than_the_console_in_any_profile(
         assert run.code == 0 and _too_wide(run.stdout, 80) == [], (profile, example)
 
 
-@pytest.mark.parametrize("profile", ["reminder", "reminder+prompt-cache"])
-def test_a_registered_stage_profile_fits_too(run_cli_process, tmp_path: Path, profile: str) -> None:
+@pytest.mark.parametrize(("profile", "width"), [("reminder", 60), ("reminder+prompt-cache", 120)])
+def test_a_registered_stage_profile_fits_too(
+    run_cli_process, tmp_path: Path, profile: str, width: int
+) -> None:
     """A stage profile registered through ``LIONAGI_TURNS_STAGES`` (tests/stages) is shown
     by the same view, within the width."""
     path = str(_hard_branch(tmp_path))
-    for width in ("60", "200"):
-        run = run_cli_process("compile", path, "--profile", profile, env={
-            "COLUMNS": width, "LIONAGI_TURNS_STAGES": "stages.reminder_profile",
-            "PYTHONPATH": str(TESTS)})
-        assert run.code == 0, run.stderr
-        assert _too_wide(run.stdout, int(width)) == [], (profile, width)
-        assert "stages: reminder" in run.stdout and "╭─ [0] user" in run.stdout
+    run = run_cli_process("compile", path, "--profile", profile, env={
+        "COLUMNS": str(width), "LIONAGI_TURNS_STAGES": "stages.reminder_profile",
+        "PYTHONPATH": str(TESTS)})
+    assert run.code == 0, run.stderr
+    assert _too_wide(run.stdout, width) == [], profile
+    assert "stages: reminder" in run.stdout and "╭─ [0] user" in run.stdout
 
 
 def test_every_profile_frames_its_messages_the_same_way(run_cli) -> None:
