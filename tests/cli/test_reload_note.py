@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from lionagi import Branch
 
-from lionagi_turns.cli._compile import RELOAD_NOTE
+from lionagi_turns.cli._compile_view import RELOAD_NOTE
 
 PROFILES = ("default", "amendment1", "prompt-cache")
 

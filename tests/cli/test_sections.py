@@ -128,8 +128,9 @@ def test_prompt_cache_tools_and_conversation_rows(run_cli, tmp_path: Path) -> No
 
 
 def test_amendment1_view_never_breaks_json_inside_a_value(run_cli) -> None:
-    """At 80 columns the tool results' JSON lines break only between tokens: the pieces,
-    rejoined, load to the same value (a break inside ``null`` or a string would not)."""
+    """At 80 columns the tool results' JSON lines break only between tokens, each piece on a
+    ``┆`` row of the message's frame: the pieces, rejoined, load to the same value (a break
+    inside ``null`` or a string would not)."""
     path = str(EXAMPLES / "tools.json")
     out = run_cli("compile", path, "--profile", "amendment1", "-f", "json").json()
     sent = [
@@ -143,13 +144,14 @@ def test_amendment1_view_never_breaks_json_inside_a_value(run_cli) -> None:
     assert run.code == 0, run.stderr
     lines = run.stdout.splitlines()
     for line in sent:
-        start = next(i for i, shown in enumerate(lines) if line.startswith(shown) and shown)
-        pieces = [lines[start]]
+        start = next(i for i, shown in enumerate(lines)
+                     if shown.startswith("│          │ [{") and line.startswith(shown[13:]))
+        pieces = [lines[start][13:]]
         for shown in lines[start + 1 :]:
-            if not shown.startswith("  "):
+            if not shown.startswith("│          ┆ "):
                 break
-            pieces.append(shown[2:])
-        assert all(len(p) <= 80 for p in pieces[:1]) and len(pieces) > 1
+            pieces.append(shown[13:])
+        assert all(len(p) <= 80 - 13 for p in pieces) and len(pieces) > 1
         assert "".join(pieces) == line
         assert json.loads("\n  ".join(pieces)) == json.loads(line)
     assert '"carrier":nul\n' not in run.stdout

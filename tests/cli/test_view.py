@@ -24,17 +24,21 @@ from .test_compile_prompt_cache import saved_conversation
 SUPPORT = str(EXAMPLES / "support.json")
 
 
-def test_a_long_line_is_one_output_line(run_cli, tmp_path: Path) -> None:
-    """A message line is written whole (the terminal wraps it), framed by its message."""
-    line = " ".join(f"word{i}" for i in range(150))  # about 1,000 characters, no break
+def test_a_long_line_wraps_within_the_width_and_loses_nothing(run_cli, tmp_path: Path) -> None:
+    """A message line wider than the console continues on ``┆`` rows of its frame, each
+    within the width (100 columns here), broken after a space; joined, they are the line."""
+    line = " ".join(f"word{i}" for i in range(150))  # about 1,000 characters
     branch = Branch()
     branch.msgs.add_message(instruction=line)
     path = save(branch, tmp_path / "long.json")
     run = run_cli("compile", str(path), "-i", "next")
     assert run.code == 0, run.stderr
     lines = run.stdout.splitlines()
-    shown = [text for text in lines if line in text]
-    assert shown == [f"│          │ Instruction: {line}"]
+    start = lines.index(next(t for t in lines if t.startswith("│          │ Instruction: word0")))
+    end = next(k for k in range(start + 1, len(lines)) if not lines[k].startswith("│          ┆"))
+    rows = lines[start:end]
+    assert len(rows) > 10 and all(len(t) <= 100 for t in lines)
+    assert " ".join(t[13:] for t in rows) == f"Instruction: {line}"
     frames = [text for text in lines if text.startswith(("╭─ [", "╰─"))]
     assert [f[:8] for f in frames] == ["╭─ [0] u", "╰───────", "╭─ [1] u", "╰───────"]
     assert "\x1b" not in run.stdout
@@ -78,11 +82,11 @@ def test_last_in_every_view(run_cli, tmp_path: Path) -> None:
     assert "messages[4]: identical" in diff.stdout and "messages[0]" not in diff.stdout
     amended = run_cli("compile", SUPPORT, "--profile", "amendment1", "--last", "1")
     assert amended.code == 0 and "… 4 earlier message(s)" in amended.stdout
-    assert re.findall(r"^\[(\d+)\] ", amended.stdout, re.M) == ["4"]
+    assert re.findall(r"^╭─ \[(\d+)\] ", amended.stdout, re.M) == ["4"]
     path = saved_conversation(tmp_path)
     cached = run_cli("compile", str(path), "--profile", "prompt-cache", "--last", "2")
     assert cached.code == 0 and "… 3 earlier message(s) of 5 not shown" in cached.stdout
-    assert re.findall(r"^messages\[(\d+)\]", cached.stdout, re.M) == ["3", "4"]
+    assert re.findall(r"^╭─ \[(\d+)\]", cached.stdout, re.M) == ["3", "4"]
     assert "1h (stable)" in cached.stdout  # the system blocks stay
     other = save(Branch(), tmp_path / "empty.json")
     pair = run_cli("diff", SUPPORT, str(other), "--last", "1")

@@ -133,3 +133,31 @@ def test_env_turns_it_on(spans, monkeypatch) -> None:
         server.script("one")
         asyncio.run(Branch(chat_model=_openai(server)).communicate("x"))
     assert len(spans.get_finished_spans()) == 1
+
+
+def test_default_profile_spans_carry_the_sections_compile_reports(spans, tmp_path) -> None:
+    """Each default-profile span has the request's per-section tokens under the attribute
+    names a ceiling's span uses, equal to what ``lionagi-turns compile --at K`` reports for
+    the K-th call rebuilt from the saved branch (whose messages are what the server received)."""
+    from lionagi_turns.cli._compile import compile_report
+    from lionagi_turns.cli._load import load_branch
+
+    lionagi_turns.install(otel=True)
+    with ChatServer() as server:
+        server.script("one", "two")
+        branch = Branch(system="You are an order-status assistant; never guess a date.",
+                        chat_model=_openai(server))
+        asyncio.run(branch.communicate("Where is order 1042?"))
+        asyncio.run(branch.communicate("And order 1043?"))
+        bodies = [r.body for r in server.chat_requests()]
+    path = tmp_path / "branch.json"
+    path.write_text(json.dumps(branch.to_dict(mode="json")), encoding="utf-8")
+    got = spans.get_finished_spans()
+    assert len(got) == 2
+    for k, (span, body) in enumerate(zip(got, bodies, strict=True), 1):
+        report = compile_report(load_branch(path), at=k)
+        assert report["messages"] == body["messages"]  # the rebuilt request is the one sent
+        a = dict(span.attributes)
+        for name, row in report["sections"].items():
+            assert a[f"lionagi_turns.sections.{name}.tokens"] == row["tokens"], (k, name)
+        assert a["lionagi_turns.sections.system.tokens"] > 0  # the fold's system part

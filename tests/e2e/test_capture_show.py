@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from lionagi import Branch, iModel
+from rich.cells import cell_len
 
 import lionagi_turns
 
@@ -19,10 +21,10 @@ from .http_server import ChatServer
 pytestmark = pytest.mark.usefixtures("offline_tokens")
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+def _cli(*args: str, columns: str = "120") -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "lionagi_turns", *args],
                           capture_output=True, text=True, timeout=60, env={**os.environ,
-                                                                             "COLUMNS": "120"})
+                                                                             "COLUMNS": columns})
 
 
 @pytest.fixture
@@ -65,6 +67,23 @@ def test_show_one_call_as_compile_shows_it(capture_file: Path) -> None:
     assert "second question" in page.stdout
     line = _cli("show", str(capture_file), "--call", "1", "--format", "json")
     assert json.loads(line.stdout) == json.loads(capture_file.read_text().splitlines()[0])
+
+
+def test_a_call_is_framed_as_compile_frames_a_request_within_the_width(
+    capture_file: Path,
+) -> None:
+    """``show --call N`` is the one request view: the rule, a frame per message (``[i] role``,
+    its place and size, its rows), the sections table; no line wider than the console."""
+    done = _cli("show", str(capture_file), "--call", "2", columns="60")
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "─" * 60 and "lionagi-turns show" in lines[1]  # a long path: wrapped
+    assert all(cell_len(line) <= 60 for line in lines)
+    frames = re.findall(r"^╭─ \[(\d+)\] (\w+)  (history|current turn) ─", done.stdout, re.M)
+    assert frames == [("0", "user", "history"), ("1", "assistant", "history"),
+                      ("2", "user", "current turn")]
+    assert "│          │ Instruction: second question" in lines
+    assert lines.count("╰" + "─" * 59) == 3 and "Sections" in lines
 
 
 def test_call_out_of_range_exits_2_naming_the_range(capture_file: Path) -> None:

@@ -8,7 +8,8 @@ layer first; a module may import its own layer or a lower one:
  2. ``core.contracts``, ``core.parts``, ``core.merge``, ``core.envelope``, ``core.measure``,
     ``core.memo`` (the text primitives a compile's memo answers)
  3. ``core.history``, ``core.fold``, ``core.render``, ``core.react``, ``core.durable``,
-    ``core.providers``, ``core.support``; above them ``core.rendered`` (one rendered turn)
+    ``core.providers``, ``core.support``, ``core.sections`` (a request's sections); above them
+    ``core.rendered`` (one rendered turn)
  4. ``core.profile`` (the ``Memo`` protocol, ``NO_MEMO``), ``core.plan`` (the value the
     passes hand on), ``core.rendering`` (the render pass)
  5. ``core.pipeline`` (the passes), ``core`` (the package)
@@ -58,7 +59,7 @@ Rank = tuple[int, int]
 _CORE_LEVELS: tuple[tuple[str, ...], ...] = (
     ("errors", "kinds", "values", "consistent", "version", "_rich_view"),
     ("contracts", "parts", "merge", "envelope", "measure", "memo"),
-    ("history", "fold", "render", "react", "durable", "providers", "support"),
+    ("history", "fold", "render", "react", "durable", "providers", "support", "sections"),
     ("rendered",),
     ("profile", "plan", "rendering"),
     ("stage", "trace", "pipeline", "__init__"),

@@ -47,7 +47,7 @@ def amended_command(
         parse_ceiling,
         refused_summary,
         render_amended,
-        render_ceiling,
+        render_bounds,
     )
 
     if profile.value not in ("amendment1", COMPOSED):
@@ -83,8 +83,7 @@ def amended_command(
     elif format is PageFormat.html:
         print_html(report, measured, last)
     elif composed:
-        render_prompt_cache(console(), report, measured, last)
-        if "ceiling" in report:
-            render_ceiling(console(), report["ceiling"])
+        render_prompt_cache(console(), loaded, report, measured, last,
+                            extra=lambda shown: render_bounds(shown, report))
     else:
-        render_amended(console(), report, measured, last)
+        render_amended(console(), loaded, report, measured, last)

@@ -8,10 +8,9 @@ section's authority, posture, budget, kept and left-out; and ``check``'s view ex
   default profile), ``fold``, ``messages`` and ``bounds`` (one row per Amendment 1 section),
   and the sections message by message; a refused section (exit 1) reports its bound records
   in the error line.
-- ``render_amended(console, report, measured)``: the bounds table, then each message's text
-  (inert; a line wider than the console breaks only between JSON tokens or at a space, never
-  inside a value or a quoted string, its continuation indented two spaces), then the sections
-  table.
+- ``render_amended(console, loaded, report, measured)``: ``_request_view``'s one view of the
+  report: the facts, the bounds table (``render_bounds``: with the ceiling and each record
+  left out), each message framed as every profile frames it, then the sections table.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from lionagi_turns.amendment1 import (
@@ -30,23 +28,16 @@ from lionagi_turns.amendment1 import (
     bounds_rows,
     exclusions_rows,
 )
-from lionagi_turns.cli._compile import (
-    fold_parts,
-    fold_report,
-    render_reload_note,
-    render_sections,
-    section_notes,
-    shown_range,
-    text_of,
-    turn_fields,
-)
+from lionagi_turns.cli._compile import fold_parts, fold_report, turn_fields
+from lionagi_turns.cli._compile_view import render_opening, section_notes, view_title
 from lionagi_turns.cli._json import JsonObject
-from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._numbers import budget, count, number
+from lionagi_turns.cli._request_view import RequestView, message_frame, render_request
 from lionagi_turns.cli._sections import Measured, measure
+from lionagi_turns.cli._tables import add_column, view_table
 from lionagi_turns.cli._turn import TurnSpec
-from lionagi_turns.cli._views import bounded_rows, inert_text
+from lionagi_turns.cli._views import inert_text
 from lionagi_turns.cli._window import Paging
 from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.providers import to_provider_messages
@@ -61,6 +52,7 @@ __all__ = (
     "parse_ceiling",
     "refused_summary",
     "render_amended",
+    "render_bounds",
     "render_ceiling",
     "render_exclusions",
 )
@@ -158,53 +150,60 @@ def _left(row: JsonObject) -> str:
     return ", ".join(f"{n} {reason}" for reason, n in counts.items())
 
 
-def render_amended(
-    console: Console, report: JsonObject, measured: Measured, last: int | Paging | None = None
-) -> None:
-    table = Table(title="Sections (ADR-0007 Amendment 1)", title_justify="left",
-                  show_edge=False, pad_edge=False)
+def render_bounds(console: Console, report: JsonObject) -> None:
+    """The Amendment 1 table (each section's authority, posture, budget, kept, left out),
+    the ceiling when the report has one, and one line per record left out."""
+    table = view_table("Sections (ADR-0007 Amendment 1)")
     for column in ("section", "authority", "posture", "budget", "kept", "left out"):
-        table.add_column(column)
+        add_column(table, column)
     for row in report["bounds"]:
         table.add_row(
             row["section"], row["authority"], row["posture"],
             budget(row["budget"]),
             str(len(row["kept"])), _left(row),
         )
-    render_reload_note(console, report)
     console.print(table)
     if "ceiling" in report:
         render_ceiling(console, report["ceiling"])
     for row in report["bounds"]:
         for entry in row["left_out"]:
-            tokens = "" if entry["tokens"] is None else f" ({entry['tokens']} tokens)"
+            tokens = "" if entry["tokens"] is None else f" ({entry['tokens']:,} tokens)"
             console.print(inert_text(
                 f"  {row['section']}: left out {entry['name']} [{entry['reason']}]{tokens}", "dim"
             ))
-    out = Lines(console)
-    messages = report["messages"]
-    width = max(console.width, 20)
-    for i in shown_range(out, len(messages), last):
-        text = text_of(messages[i]["content"])[0]
-        out.write(out.styled(f"[{i}] ", "bold") + out.inert(messages[i]["role"], "bold"))
-        for row in bounded_rows(text.split("\n")):
-            for n, piece in enumerate(wrap_line(row.text, width)):
-                out.write(out.inert(piece if n == 0 else "  " + piece))
-    out.write()
-    out.flush()
-    render_sections(console, report, measured, section_notes(report, measured))
+
+
+def render_amended(
+    console: Console,
+    loaded: LoadedBranch,
+    report: JsonObject,
+    measured: Measured,
+    last: int | Paging | None = None,
+) -> None:
+    """The ``compile --profile amendment1`` text view, ``_request_view``'s one view: the
+    facts, the bounds (``render_bounds``), each message framed, then the sections table."""
+
+    def preamble(console: Console) -> None:
+        render_opening(console, loaded, report)
+        render_bounds(console, report)
+        console.print()
+
+    view = RequestView(
+        view_title(report), report, measured, section_notes(report, measured),
+        lambda i: message_frame(i, report, measured), preamble=preamble,
+    )
+    render_request(console, view, last)
 
 
 def render_ceiling(console: Console, record: JsonObject) -> None:
     """The ceiling, how full each section is, the truncation point and the turns left."""
     used, tokens = record["used"], record["ceiling"]
-    table = Table(title=f"Input ceiling {number(tokens)} tokens (low-water "
-                  f"{number(record['low_water'])}): {number(used)} used, "
-                  f"{used * 100 // tokens}% full", title_justify="left",
-                  show_edge=False, pad_edge=False)
-    table.add_column("section")
-    table.add_column("tokens", justify="right")
-    table.add_column("share", justify="right")
+    table = view_table(f"Input ceiling {number(tokens)} tokens (low-water "
+                       f"{number(record['low_water'])}): {number(used)} used, "
+                       f"{used * 100 // tokens}% full")
+    add_column(table, "section")
+    add_column(table, "tokens", "right")
+    add_column(table, "share", "right")
     for name, size in record["sections"].items():
         table.add_row(name, number(size), f"{size * 100 // tokens}%")
     console.print(table)
@@ -246,42 +245,6 @@ def calibration_line(calibration: object) -> str:
     return f"calibration: the offline measure (no usage reported yet{kept}); {bounded}"
 
 
-_BREAK_AFTER = frozenset(",:[{ ")
-
-
-def wrap_line(line: str, width: int) -> list[str]:
-    """``line`` in pieces of at most ``width`` characters where it can be: a piece ends only
-    after a space or a JSON ``,`` ``:`` ``[`` ``{`` outside a double-quoted string, so a JSON
-    value or string is never split; a longer unbreakable run stays whole."""
-    if len(line) <= width:
-        return [line]
-    runs: list[str] = []
-    start, quoted, escaped = 0, False, False
-    for k, char in enumerate(line):
-        if quoted:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                quoted = False
-            continue
-        if char == '"':
-            quoted = True
-        elif char in _BREAK_AFTER:
-            runs.append(line[start : k + 1])
-            start = k + 1
-    if start < len(line):
-        runs.append(line[start:])
-    pieces = [""]
-    for run in runs:
-        room = width - (2 if len(pieces) > 1 else 0)
-        if pieces[-1] and len(pieces[-1]) + len(run) > room:
-            pieces.append("")
-        pieces[-1] += run
-    return pieces
-
-
 def render_exclusions(console: Console, rows: list[JsonObject]) -> None:
     if not rows:
         return
@@ -289,9 +252,9 @@ def render_exclusions(console: Console, rows: list[JsonObject]) -> None:
         f"view exclusions ({len(rows)}): records the active view leaves out "
         "(history left_out under the amendment1 profile)", style="yellow",
     ))
-    table = Table(show_edge=False, pad_edge=False)
+    table = view_table()
     for column in ("id", "record", "reason", "source"):
-        table.add_column(column)
+        add_column(table, column)
     for row in rows:
         table.add_row(row["id"], row["kind"], row["reason"],
                       "recorded" if row["recorded"] else "unrecorded (read as evicted)")

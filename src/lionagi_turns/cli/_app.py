@@ -61,7 +61,8 @@ from typer.core import TyperCommand
 
 from lionagi_turns.cli._amended_command import amended_command
 from lionagi_turns.cli._check import check_report, render_check
-from lionagi_turns.cli._compile import measured_turn, render_compile
+from lionagi_turns.cli._compile import measured_turn
+from lionagi_turns.cli._compile_view import render_compile
 from lionagi_turns.cli._diff import diff_report, render_diff
 from lionagi_turns.cli._exits import (
     bad_choice,
@@ -230,7 +231,7 @@ def compile_command(
             cached, measured = compiled_or_exit(
                 loaded, lambda: prompt_cache_turn(loaded, spec, stages))
         else:
-            report, trace, measured = compiled_or_exit(
+            report, _, measured = compiled_or_exit(
                 loaded, lambda: measured_turn(loaded, spec, stages))
     if laid_out:
         check_paging(paging, len(cached["messages"]))
@@ -239,7 +240,7 @@ def compile_command(
         elif format is PageFormat.html:
             print_html(cached, measured, paging)
         else:
-            render_prompt_cache(console(), cached, measured, paging)
+            render_prompt_cache(console(), loaded, cached, measured, paging)
         return
     check_paging(paging, len(report["messages"]))
     if format is PageFormat.json:
@@ -247,7 +248,7 @@ def compile_command(
     elif format is PageFormat.html:
         print_html(report, measured, paging)
     else:
-        render_compile(console(), loaded, report, trace, measured, paging)
+        render_compile(console(), loaded, report, measured, paging)
 
 
 @app.command(

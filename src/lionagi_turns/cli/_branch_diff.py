@@ -19,12 +19,13 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
-from lionagi_turns.cli._compile import measured_turn, shown_from
+from lionagi_turns.cli._compile import measured_turn
 from lionagi_turns.cli._diff import message_lines
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._numbers import count
+from lionagi_turns.cli._request_view import shown_from
 from lionagi_turns.cli._sections import SECTION_NAMES, MessageSize
 from lionagi_turns.cli._shape import schema_name
 from lionagi_turns.cli._turn import TurnSpec

@@ -21,11 +21,12 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from lionagi_turns.cli._compile import compiled_turn, shown_from
+from lionagi_turns.cli._compile import compiled_turn
 from lionagi_turns.cli._inputs import next_request
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import LIONAGI_VERSION, LoadedBranch
+from lionagi_turns.cli._request_view import shown_from
 from lionagi_turns.cli._sections import measure
 from lionagi_turns.cli._shape import header
 from lionagi_turns.cli._turn import TurnSpec, turn_spec

@@ -7,9 +7,9 @@ views write lines themselves and keep Rich for the small tables.
 
 Contracts of ``Lines``:
 
-- Every line is written as given plus a line feed, never wrapped or padded (the terminal or
-  pager wraps); box-drawing characters frame a message as before (``╭─`` its header, ``│`` its
-  lines, ``╰─`` its end).
+- Every line is written as given plus a line feed, never wrapped or padded here; the views fit
+  each line to ``width`` (the console's, 80 in a pipe, at least ``MIN_WIDTH``) before they
+  write it (``_frame``, ``_wrap``).
 - ANSI styles (SGR sequences) are written only when the console is a terminal; with
   ``NO_COLOR`` set, only bold, dim, italic and reverse (as Rich does); in a pipe, a file or a
   captured test the output holds no escape character at all.
@@ -22,9 +22,19 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from lionagi_turns.cli._views import CONTROL_CHARS, bounded_line, escape_char, inert, unpadded
+from lionagi_turns.cli._views import (
+    CONTROL_CHARS,
+    ClosedPipe,
+    bounded_line,
+    escape_char,
+    inert,
+    unpadded,
+)
 
-__all__ = ("Lines", "sgr")
+__all__ = ("MIN_WIDTH", "Lines", "sgr")
+
+#: The narrowest width a view is laid out for (a console reporting less is taken as this).
+MIN_WIDTH = 20
 
 _CODES = {
     "bold": "1",
@@ -64,7 +74,7 @@ class Lines:
         self._file = console.file
         self.colour = console.is_terminal and console.color_system is not None
         self._hues = not console.no_color
-        self.width = max(console.width, 40)
+        self.width = max(console.width, MIN_WIDTH)
 
     def styled(self, text: str, style: str) -> str:
         """``text`` in ``style`` on a terminal (see the module contract), else ``text``."""
@@ -89,7 +99,10 @@ class Lines:
     def write(self, line: str = "") -> None:
         """``line`` and a newline, with no whitespace before the newline (a wrapped row ends at
         the space it broke after; a pipe receives the words only)."""
-        self._file.write(unpadded(line) + "\n")
+        try:
+            self._file.write((line.rstrip() if "\x1b" not in line else unpadded(line)) + "\n")
+        except BrokenPipeError:
+            raise ClosedPipe from None
 
     def rule(self, title: str, right: str = "", style: str = "") -> None:
         """A frame's top line: ``╭─`` ``title``, ``─`` up to the width, then ``right``, the
@@ -103,7 +116,12 @@ class Lines:
         self.write(self.styled("╰" + "─" * (self.width - 1), style))
 
     def flush(self) -> None:
-        self._file.flush()
+        """Flush the console's file; ``ClosedPipe`` when its reader has gone (so no layer on
+        the way to ``main`` reads it as an ``OSError``)."""
+        try:
+            self._file.flush()
+        except BrokenPipeError:
+            raise ClosedPipe from None
 
 
 def _visible(text: str) -> int:

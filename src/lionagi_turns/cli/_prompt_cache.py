@@ -7,32 +7,26 @@ segment as ``context_blocks``) plus ``integration._cache.prompt_cache_view`` of 
 ``segments`` (each with ``characters`` and ``tokens``), ``marks``, ``changes``,
 ``ignored_records``, ``system``, ``messages``. A saved branch holds no tool functions, so the
 stable segment is the branch's system text and the tool section last recorded on the branch.
-``render_prompt_cache`` is its text view: one row per system block and message with its size
-and mark, what changed against the previous recorded request (why the next call does or does
-not read the cache), one line per ignored record, then the sections table.
+``render_prompt_cache`` is its text view, ``_request_view``'s one view: each system block and
+message framed with its size and cache mark, what changed against the previous recorded request
+(why the next call does or does not read the cache), one line per ignored record, then the
+sections table.
 """
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.rule import Rule
-from rich.text import Text
+from collections.abc import Callable
 
-from lionagi_turns.cli._compile import (
-    fold_parts,
-    fold_report,
-    render_at,
-    render_reload_note,
-    render_sections,
-    shown_range,
-    turn_fields,
-)
+from rich.console import Console
+
+from lionagi_turns.cli._compile import fold_parts, fold_report, turn_fields
+from lionagi_turns.cli._compile_view import render_opening, view_title
 from lionagi_turns.cli._json import JsonObject
-from lionagi_turns.cli._lines import Lines
-from lionagi_turns.cli._load import LoadedBranch, one_line
+from lionagi_turns.cli._load import LoadedBranch
+from lionagi_turns.cli._request_view import Framed, RequestView, message_frame, render_request
 from lionagi_turns.cli._sections import Measured, count_tokens, measure
 from lionagi_turns.cli._turn import TurnSpec, turn_spec
-from lionagi_turns.cli._views import bounded_line, inert, inert_text
+from lionagi_turns.cli._views import inert_text
 from lionagi_turns.cli._window import Paging
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
 from lionagi_turns.core.stage import Stage
@@ -126,48 +120,65 @@ def _segment(blocks: int, texts: list[str]) -> dict[str, int]:
     }
 
 
+def _block_frames(loaded: LoadedBranch, report: JsonObject, marks: dict[str, str]) -> list[Framed]:
+    """The payload's system blocks framed: the segment, what the block holds, its size, its
+    lines labelled by their section, and its cache mark."""
+    texts = [str(block.get("text", "")) for block in report["system"]]
+    stable = report["segments"]["stable"]["blocks"]
+    frames = []
+    for i, (section, text) in enumerate(zip(_system_sections(loaded, stable, texts), texts,
+                                            strict=True)):
+        label = _LABELS[section]
+        at = f"system[{i}]"
+        frames.append(Framed(
+            at, "stable segment" if i < stable else "conversation segment", _HOLDS[section],
+            _size(len(text), count_tokens(text)), text,
+            dict.fromkeys(range(text.count("\n") + 1), label),
+            [("cache", marks[at])] if at in marks else [], "magenta",
+        ))
+    return frames
+
+
+_LABELS = {"system": "system", "tools": "tools", "context_blocks": "context"}
+_HOLDS = {"system": "system text", "tools": "tool section", "context_blocks": "context blocks"}
+
+
 def render_prompt_cache(
-    console: Console, report: JsonObject, measured: Measured, last: int | Paging | None = None
+    console: Console,
+    loaded: LoadedBranch,
+    report: JsonObject,
+    measured: Measured,
+    last: int | Paging | None = None,
+    extra: Callable[[Console], None] | None = None,
 ) -> None:
-    """Text view of ``report`` (``measured``: its sections, from ``prompt_cache_turn``): one
-    row per system block and message (with ``last``, only the last ``last`` messages, a line
-    saying how many are left out), its size and mark."""
-    header = Text()
-    header.append(f"lionagi-turns compile --profile {report['profile']} ", style="bold")
-    header.append_text(inert_text(report["path"]))
-    console.print(Rule(header))
-    render_reload_note(console, report)
-    render_at(console, report)
-    segments = report["segments"]
-    marks = {m["at"]: f'{m["ttl"]} ({m["segment"]})' for m in report["marks"]}
-    rows: list[tuple[str, str, str]] = []
-    for i, block in enumerate(report["system"]):
-        kind = "stable" if i < segments["stable"]["blocks"] else "conversation"
-        text = str(block.get("text", ""))
-        rows.append((
-            f"system[{i}] {kind}: {one_line(text)[:60]}",
-            _size(len(text), count_tokens(text)),
-            marks.get(f"system[{i}]", ""),
-        ))
-    out = Lines(console)
-    messages = report["messages"]
-    for i in shown_range(out, len(messages), last):
-        message = messages[i]
-        content = message["content"]
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict))
+    """Text view of ``report`` (``measured``: its sections, from ``prompt_cache_turn``), in
+    ``_request_view``'s one view: the facts, ``extra`` (a composed profile's bounds), each
+    system block and message framed with its size and cache mark (with ``last``, only the
+    messages it selects), what changed against the previous recorded request, the ignored
+    records, then the sections table."""
+    marks = {m["at"]: f'{m["ttl"]} ({m["segment"]}) mark at {m["at"]}' for m in report["marks"]}
+
+    def preamble(console: Console) -> None:
+        render_opening(console, loaded, report)
+        if extra is not None:
+            extra(console)
+        console.print()
+
+    def message(i: int) -> Framed:
         at = next((k for k in marks if k.startswith(f"messages[{i}].")), None)
-        size = measured.messages[i]
-        rows.append((
-            f"messages[{i}] {message['role']}: {one_line(text)[:60]}",
-            _size(size.characters, size.tokens),
-            marks.get(at, "") if at else "",
-        ))
-    _columns(out, ("segment", "size", "mark"), rows)
-    out.flush()
-    changes = report["changes"]
-    changed = [name for name, value in changes.items() if value]
-    previous = segments["turn"]["previous_request_end"]
+        return message_frame(i, report, measured, [("cache", marks[at])] if at else [])
+
+    view = RequestView(
+        view_title(report), report, measured, _notes(report, measured), message,
+        _block_frames(loaded, report, marks), preamble, lambda c: _changes(c, report),
+    )
+    render_request(console, view, last)
+
+
+def _changes(console: Console, report: JsonObject) -> None:
+    """What changed against the previous recorded request, and each ignored record."""
+    changed = [name for name, value in report["changes"].items() if value]
+    previous = report["segments"]["turn"]["previous_request_end"]
     console.print(
         "changes against the previous recorded request: "
         + (", ".join(changed) if changed else "none")
@@ -180,17 +191,6 @@ def render_prompt_cache(
             else f"record at position {ignored['position']} (id {ignored['id']})"
         )
         console.print(inert_text(f"ignored {where}: {ignored['reason']}", "yellow"))
-    render_sections(console, report, measured, _notes(report, measured))
-
-
-def _columns(out: Lines, head: tuple[str, str, str], rows: list[tuple[str, str, str]]) -> None:
-    """``rows`` under ``head`` in aligned columns, the first inert, the size right-aligned."""
-    shown = [(inert(bounded_line(a)), b, c) for a, b, c in rows]
-    wide = [max(len(r[k]) for r in [head, *shown]) for k in range(2)]
-    out.write(out.styled(f"{head[0]:{wide[0]}} │ {head[1]:>{wide[1]}} │ {head[2]}", "bold"))
-    out.write(f"{'─' * wide[0]}─┼─{'─' * wide[1]}─┼─{'─' * max(len(head[2]), 4)}")
-    for a, b, c in shown:
-        out.write(f"{a:{wide[0]}} │ {b:>{wide[1]}} │ {c}".rstrip())
 
 
 def _size(characters: int, tokens: int) -> str:

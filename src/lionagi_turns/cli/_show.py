@@ -20,15 +20,15 @@ import json
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
-from lionagi_turns.cli._compile import _message_frame, render_sections
 from lionagi_turns.cli._inputs import EXIT_BAD_INPUT, die
 from lionagi_turns.cli._json import JsonObject
-from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._load import BranchLoadError
 from lionagi_turns.cli._read import read_branch_file
+from lionagi_turns.cli._request_view import RequestView, message_frame, render_request
 from lionagi_turns.cli._sections import SECTION_NAMES, Measured, measure
+from lionagi_turns.cli._tables import add_column, view_table
+from lionagi_turns.cli._views import inert_text
 
 __all__ = ("CAPTURE_SCHEMA", "call_report", "chosen", "list_report", "read_captures",
            "render_call", "render_list")
@@ -94,9 +94,9 @@ def list_report(calls: list[JsonObject]) -> JsonObject:
 
 def render_list(console: Console, report: JsonObject) -> None:
     """One table row per call (see the module contract)."""
-    table = Table(title="Captured calls", title_justify="left", show_edge=False, pad_edge=False)
+    table = view_table("Captured calls")
     for name in ("#", "time", "branch", "model", "tokens", "left out", "cache r/w", "outcome"):
-        table.add_column(name, justify="right" if name in ("#", "tokens") else "left")
+        add_column(table, name, "right" if name in ("#", "tokens") else "left")
     for row in report["calls"]:
         read, write = row["cache_read_tokens"], row["cache_write_tokens"]
         cache = "-" if read is None and write is None else f"{read or 0:,}/{write or 0:,}"
@@ -123,23 +123,26 @@ def call_report(call: JsonObject, n: int, path: str) -> tuple[JsonObject, Measur
 
 
 def render_call(console: Console, call: JsonObject, report: JsonObject, measured: Measured) -> None:
-    """The text view of one call: its facts, each message framed as ``compile`` frames it,
-    then the sections table."""
-    usage = call.get("usage") or {}
-    facts = [f"{report['path']}", f"branch {call.get('branch')}", f"model {call.get('model')}",
-             f"profile {report['profile']}", f"outcome {call.get('outcome')}"]
-    console.print(" · ".join(facts), markup=False, highlight=False)
-    if usage:
-        console.print("usage: " + ", ".join(f"{k} {v:,}" for k, v in usage.items()),
-                      markup=False, highlight=False)
-    if call.get("left_out"):
-        console.print(f"left out: {call['left_out']} record(s)", markup=False, highlight=False)
-    marks = (call.get("cache") or {}).get("marks") or []
-    if marks:
-        console.print("cache marks: " + ", ".join(marks), markup=False, highlight=False)
-    out = Lines(console)
-    for i, message in enumerate(report["messages"]):
-        _message_frame(out, i, message, report, [], measured.messages[i])
-    out.flush()
-    notes = dict.fromkeys((*SECTION_NAMES, "total"), "")
-    render_sections(console, report, measured, notes)
+    """The text view of one call, ``_request_view``'s one view (as ``compile`` shows a
+    request): its facts, each message framed, then the sections table."""
+
+    def preamble(console: Console) -> None:
+        usage = call.get("usage") or {}
+        facts = [f"branch {call.get('branch')}", f"model {call.get('model')}",
+                 f"profile {report['profile']}", f"outcome {call.get('outcome')}"]
+        console.print(inert_text(" · ".join(facts)))
+        if usage:
+            console.print(inert_text("usage: " + ", ".join(f"{k} {v:,}" for k, v in usage.items())))
+        if call.get("left_out"):
+            console.print(f"left out: {call['left_out']:,} record(s)")
+        marks = (call.get("cache") or {}).get("marks") or []
+        if marks:
+            console.print(inert_text("cache marks: " + ", ".join(marks)))
+        console.print()
+
+    view = RequestView(
+        f"lionagi-turns show {report['path']}", report, measured,
+        dict.fromkeys((*SECTION_NAMES, "total"), ""),
+        lambda i: message_frame(i, report, measured), preamble=preamble,
+    )
+    render_request(console, view)

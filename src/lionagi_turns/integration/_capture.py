@@ -99,6 +99,7 @@ def note_call(branch: object, call: CompiledCall, profile: str) -> None:
             ceiling=dict(ceiling) if isinstance(ceiling, dict) else None,
             cache_segments=segments,
             in_flight_left_out=tuple(str(uid) for uid in call.in_flight_left_out),
+            fold=call.fold,
         )
     )
 

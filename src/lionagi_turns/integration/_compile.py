@@ -25,7 +25,10 @@ from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.integration._adapters import context_blocks_from_report, turn_request_from_param
 from lionagi_turns.integration._react import react_context_now
-from lionagi_turns.integration._registry import compile_installed, compile_installed_cached
+from lionagi_turns.integration._registry import (
+    compile_installed_cached,
+    compile_installed_traced,
+)
 from lionagi_turns.integration._repair import others_in_flight
 from lionagi_turns.integration._resume import resumed_view
 from lionagi_turns.integration._unanswered import open_turn_ends
@@ -53,14 +56,17 @@ __all__ = (
 @dataclass(frozen=True, slots=True)
 class CompiledCall:
     """One call compiled as the adapter compiles it: the request it described, the compiled
-    request, the kwargs lionagi sends (``messages`` included), and whether a resumed ReAct
-    round held its context blocks back."""
+    request, the kwargs lionagi sends (``messages`` included), whether a resumed ReAct
+    round held its context blocks back, and, when the pipeline alone compiled it (the default
+    or a stage profile, no layout), its fold: the message that carries it and its
+    ``(label, text)`` parts (``FoldParts.sections()``)."""
 
     request: TurnRequest
     compiled: Compiled
     kwargs: dict[str, Any]
     held_back: bool
     in_flight_left_out: tuple[UUID, ...] = ()
+    fold: tuple[int | None, tuple[tuple[str, str], ...]] | None = None
 
 
 def provider_kwargs(compiled: Compiled) -> dict[str, Any]:
@@ -86,10 +92,14 @@ def compile_call(
     request, left_out = _without_other_calls(branch, request)
     extra: dict[str, object] = {}
     compiled: Compiled
+    fold = None
     if places_prompt_cache(imodel):
         compiled, extra["system_blocks"] = compile_installed_cached(branch, request)
     else:
-        compiled = compile_installed(branch, request)
+        compiled, trace = compile_installed_traced(branch, request)
+        if trace is not None:
+            parts = trace.fold.parts.sections() if trace.fold is not None else []
+            fold = (trace.fold_message_index, tuple(parts))
     kwargs = {**provider_kwargs(compiled), **extra}
     return CompiledCall(
         request=request,
@@ -97,6 +107,7 @@ def compile_call(
         kwargs=kwargs,
         held_back=held_back,
         in_flight_left_out=left_out,
+        fold=fold,
     )
 
 

@@ -11,7 +11,10 @@ Contract:
   ``gen_ai.request.model``, ``gen_ai.usage.*`` including the cache read and creation tokens,
   ``gen_ai.response.finish_reasons``, ``error.type`` and an error status on a failed call)
   and this package's own (``lionagi_turns.*``: the profile, the messages, the records left
-  out, the ceiling record with its per-section tokens and the calibration in force
+  out, the per-section tokens (``lionagi_turns.sections.<section>.tokens``: under a ceiling
+  the ceiling record's sections; for a call the pipeline alone compiled, the default profile's
+  or a stage profile's, the sections ``compile`` reports, ``system`` to ``current_turn`` and
+  ``total``), the ceiling record and the calibration in force
   (``lionagi_turns.ceiling.calibration.*``: source, factor, margin, model, limit, low_limit)
   with the provider's count of the request (``lionagi_turns.ceiling.reported_input``), the
   cache segments and marks).
@@ -28,6 +31,8 @@ import time
 from types import MappingProxyType
 from typing import Any
 
+from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.core.sections import SECTION_NAMES, measure
 from lionagi_turns.integration._capture_record import CallRecord
 from lionagi_turns.integration._state import STATE
 
@@ -82,7 +87,7 @@ def _attributes(record: CallRecord, finish_reasons: list[str]) -> dict[str, Any]
     for key, value in (record.cache_segments or {}).items():
         if isinstance(value, int):
             attrs[f"lionagi_turns.cache.{key}"] = value
-    attrs.update(_ceiling(record.ceiling))
+    attrs.update(_ceiling(record.ceiling) or _sections(record))
     if os.environ.get(CONTENT_ENV, "").strip().lower() == "true" and record.payload:
         attrs["gen_ai.input.messages"] = json.dumps(
             {k: record.payload[k] for k in ("system", "messages") if k in record.payload},
@@ -110,6 +115,21 @@ def _ceiling(ceiling: dict[str, Any] | None) -> dict[str, Any]:
     if isinstance(reported, dict) and isinstance(reported.get("input"), int):
         out["lionagi_turns.ceiling.reported_input"] = reported["input"]
     return out
+
+
+def _sections(record: CallRecord) -> dict[str, Any]:
+    """The request's sections as ``compile`` measures them (``core.sections.measure`` with the
+    compile's fold), when the pipeline alone compiled the call; else none."""
+    if record.fold is None:
+        return {}
+    index, parts = record.fold
+    try:
+        messages = to_provider_messages(record.compiled)  # type: ignore[arg-type]  # the seed's
+        rows = measure(messages, index, parts).sections
+    except (TypeError, ValueError):  # content the measure cannot read: no section attributes
+        return {}
+    return {f"lionagi_turns.sections.{name}.tokens": rows[name]["tokens"]
+            for name in (*SECTION_NAMES, "total")}
 
 
 def emit_span(record: CallRecord, finish_reasons: list[str]) -> None:

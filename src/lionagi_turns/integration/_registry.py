@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
     from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
+    from lionagi_turns.core.trace import Trace
     from lionagi_turns.integration._anthropic import SegmentedBlocks
     from lionagi_turns.profiles.amendment1 import _contracts as amended
     from lionagi_turns.profiles.amendment1._ceiling import InputCeiling
@@ -66,6 +67,7 @@ __all__ = (
     "clear",
     "compile_installed",
     "compile_installed_cached",
+    "compile_installed_traced",
     "compositions",
     "current",
     "get",
@@ -81,7 +83,8 @@ __all__ = (
 @dataclass(frozen=True, slots=True)
 class InstallProfile:
     """One registered profile: its name, what it provides, and how the adapter compiles with it
-    (``compile``: no layout; ``compile_cached``: composed with the prompt-cache layout).
+    (``compile``: no layout; ``compile_cached``: composed with the prompt-cache layout;
+    ``traced``, for a profile the pipeline alone compiles: ``compile`` with its trace).
     ``installable`` False: selected per call, never by ``install(profile=...)``;
     ``settings`` names the keyword settings ``install`` accepts for it; ``check_settings``
     refuses bad values of them (``TypeError``/``ValueError``) before anything is installed."""
@@ -95,6 +98,7 @@ class InstallProfile:
     check_settings: Callable[[object, object], None] | None = None
     aliases: tuple[str, ...] = ()
     stages: Callable[[], tuple[Stage, ...]] | None = None
+    traced: Callable[[Branch, TurnRequest], Trace] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +158,10 @@ def _seed(branch: Branch, request: TurnRequest) -> CompiledChatRequest:
     return compile_chat_request(branch, request, react_context=react_context_now())
 
 
+def _seed_traced(branch: Branch, request: TurnRequest) -> Trace:
+    return compile_traced(branch, request, react_context=react_context_now())
+
+
 def _seed_cached(
     branch: Branch, request: TurnRequest
 ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
@@ -199,6 +207,7 @@ DEFAULT = InstallProfile(
     compile=_seed,
     compile_cached=_seed_cached,
     aliases=("adr-0007",),
+    traced=_seed_traced,
 )
 register(DEFAULT)
 register(
@@ -240,10 +249,11 @@ def register_stages(
 
     stages()
 
+    def traced(branch: Branch, request: TurnRequest) -> Trace:
+        return compile_traced(branch, request, stages=stages(), react_context=react_context_now())
+
     def compile(branch: Branch, request: TurnRequest) -> CompiledChatRequest:
-        return compile_traced(
-            branch, request, stages=stages(), react_context=react_context_now()
-        ).compiled
+        return traced(branch, request).compiled
 
     def compile_cached(
         branch: Branch, request: TurnRequest
@@ -251,7 +261,7 @@ def register_stages(
         return compile_for_prompt_cache(branch, request, react_context_now(), before=stages())
 
     register(InstallProfile(name=name, provides=provides, compile=compile,
-                            compile_cached=compile_cached, stages=stages))
+                            compile_cached=compile_cached, stages=stages, traced=traced))
 
 
 def unregister(name: str) -> None:
@@ -300,6 +310,17 @@ def clear() -> None:
 def compile_installed(branch: Branch, request: TurnRequest) -> Compiled:
     """``request`` compiled as the installed adapter compiles it (no prompt-cache layout)."""
     return current().profile.compile(branch, request)
+
+
+def compile_installed_traced(branch: Branch, request: TurnRequest) -> tuple[Compiled, Trace | None]:
+    """``compile_installed``, and the trace of that one compile when the installed profile is
+    the pipeline's alone (the default profile, a stage profile: ``InstallProfile.traced``);
+    None for a profile that compiles otherwise."""
+    profile = current().profile
+    if profile.traced is None:
+        return profile.compile(branch, request), None
+    trace = profile.traced(branch, request)
+    return trace.compiled, trace
 
 
 def compile_installed_cached(
