@@ -139,24 +139,26 @@ class TappedCompile:
 
 @dataclass
 class CompileTap:
-    """Records every ``compile_chat_request`` the installed integration adapter performs
-    (install with ``monkeypatch.setattr(_registry, "compile_chat_request", tap)``)."""
+    """Records every pipeline run (``compile_traced``) the installed integration adapter
+    performs (install with ``monkeypatch.setattr(_registry, "compile_traced", tap)``)."""
 
     compiled: list[TappedCompile] = field(default_factory=list)
 
-    def __call__(self, branch: Branch, request: Any, *, react_context: Any = None) -> Any:
-        from lionagi_turns import compile_chat_request, to_provider_messages
+    def __call__(self, branch: Branch, request: Any, *, react_context: Any = None,
+                 **options: Any) -> Any:
+        from lionagi_turns import to_provider_messages
+        from lionagi_turns.core.pipeline import compile_traced
 
-        result = compile_chat_request(branch, request, react_context=react_context)
+        trace = compile_traced(branch, request, react_context=react_context, **options)
         self.compiled.append(
             TappedCompile(
                 request=request,
-                messages=to_provider_messages(result),
+                messages=to_provider_messages(trace.compiled),
                 progression=tuple(branch.progression),
                 react_context=react_context,
             )
         )
-        return result
+        return trace
 
 
 def recompiled(branch: Branch, tapped: TappedCompile) -> list[dict[str, Any]]:

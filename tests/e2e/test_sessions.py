@@ -155,7 +155,7 @@ async def test_operate_with_response_model_and_tool_calls(
     chat_server, openai_model, monkeypatch
 ) -> None:
     tap = CompileTap()
-    monkeypatch.setattr(_registry, "compile_chat_request", tap)
+    monkeypatch.setattr(_registry, "compile_traced", tap)
     chat_server.script(
         {"product": 0, "note": "need the tool", "action_required": True,
          "action_requests": [{"function": "multiply", "arguments": {"a": 6, "b": 7}}],
@@ -201,7 +201,7 @@ async def test_operate_with_response_model_and_tool_calls(
 
 async def test_react_two_rounds_with_a_tool(chat_server, openai_model, monkeypatch) -> None:
     tap = CompileTap()
-    monkeypatch.setattr(_registry, "compile_chat_request", tap)
+    monkeypatch.setattr(_registry, "compile_traced", tap)
     chat_server.script(
         {"analysis": "I need the product.", "extension_needed": True,
          "action_strategy": "sequential",

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from lionagi_turns.core.pipeline import compile_chat_request, compile_traced
+from lionagi_turns.core.pipeline import compile_traced
 from lionagi_turns.core.stage import Stage, check_stages
 from lionagi_turns.integration._cache import compile_for_prompt_cache
 from lionagi_turns.integration._originals import lock
@@ -155,7 +155,7 @@ def get(name: str) -> InstallProfile:
 
 
 def _seed(branch: Branch, request: TurnRequest) -> CompiledChatRequest:
-    return compile_chat_request(branch, request, react_context=react_context_now())
+    return _seed_traced(branch, request).compiled
 
 
 def _seed_traced(branch: Branch, request: TurnRequest) -> Trace:
