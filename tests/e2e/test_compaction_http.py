@@ -126,3 +126,57 @@ def test_bad_compaction_options_are_refused_naming_the_value() -> None:
         a1.Compaction(keep_facts, timeout=-1)
     with pytest.raises(TypeError, match=r"InputCeiling\.compaction must be a Compaction"):
         a1.InputCeiling(100, compaction=keep_facts)  # type: ignore[arg-type]
+
+
+def test_compile_shows_the_summary_record_and_the_ids_it_stands_for(
+    uninstalled: None, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``compile --ceiling`` on the saved branch: the JSON's ``summary`` is the record the
+    branch keeps (valid against the shipped schema), its ids the ones listed as summarized;
+    the text view names its step, its size and who wrote it, within 80 columns; the HTML
+    page says the same."""
+    import io
+    import json
+    import sys
+    from importlib import resources
+
+    import jsonschema
+
+    from lionagi_turns.cli import main
+
+    branch, _, _ = _loop(a1.Compaction(keep_facts))
+    path = tmp_path / "branch.json"
+    path.write_text(json.dumps(branch.to_dict(mode="json"), default=str), encoding="utf-8")
+    args = ["compile", str(path), "--profile", "amendment1", "--ceiling", "900",
+            "--low-water", "500"]
+
+    def run(*extra: str) -> str:
+        out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+        with monkeypatch.context() as mp:
+            mp.setenv("COLUMNS", "80")
+            mp.setattr(sys, "stdout", out)
+            try:
+                main([*args, *extra])
+            except SystemExit as exc:
+                assert not exc.code
+        return out.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+
+    report = json.loads(run("--format", "json"))
+    schema = json.loads(resources.files("lionagi_turns.cli").joinpath(
+        "schema/lionagi-turns.schema.json").read_text())
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(report))
+    assert not errors, [e.message[:200] for e in errors[:3]]
+    newest = branch.metadata[SUMMARIES_KEY][-1]
+    assert report["summary"] == newest and report["ceiling"]["first"] == newest["upto"]
+    summarized = [e["name"] for row in report["bounds"] for e in row["left_out"]
+                  if e["reason"] == "summarized"]
+    assert summarized == newest["covers"]
+    text = run()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    joined = " ".join(line.strip() for line in text.splitlines())
+    assert (f"summary (tier 3): drop step {newest['step']}, stands for "
+            f"{len(newest['covers'])} records (listed as summarized), adds "
+            f"{newest['tokens']['summary']} tokens; written by a callable") in joined
+    assert all(uid in joined for uid in newest["covers"])
+    page = run("--format", "html")
+    assert f"summary (tier 3): drop step {newest['step']}, stands for" in page

@@ -39,11 +39,13 @@ from lionagi_turns.cli._tables import add_column, view_table
 from lionagi_turns.cli._turn import TurnSpec
 from lionagi_turns.cli._views import inert_text
 from lionagi_turns.cli._window import Paging
+from lionagi_turns.cli._wrap import fit
 from lionagi_turns.core.history import select_ids
 from lionagi_turns.core.providers import to_provider_messages
 from lionagi_turns.profiles.amendment1._ceiling import read_first_kept
 from lionagi_turns.profiles.amendment1._compile import compile_amended_traced
 from lionagi_turns.profiles.amendment1._contracts import SECTIONS, ContextBlock, TurnRequest
+from lionagi_turns.profiles.amendment1._summary import summary_for
 
 __all__ = (
     "amended_turn",
@@ -55,6 +57,7 @@ __all__ = (
     "render_bounds",
     "render_ceiling",
     "render_exclusions",
+    "summary_field",
 )
 
 
@@ -123,12 +126,20 @@ def amended_turn(
     }
     if ceiling is not None:
         report["ceiling"] = dict(compiled.instruction.metadata[CEILING_KEY])
+        report.update(summary_field(loaded, report["ceiling"]))
         ids = select_ids(loaded.branch, spec.progression)
         report["ignored_records"] = [
             {"position": i.position, "id": i.id, "reason": i.reason}
             for i in read_first_kept(loaded.branch, ids, ceiling)[1]
         ]
     return report, measured
+
+
+def summary_field(loaded: LoadedBranch, record: JsonObject) -> JsonObject:
+    """``{"summary": ...}``: the recorded summary (tier 3) this request sends, with the ids it
+    stands for, the drop step, the summarizer's model and its tokens; ``{}`` when it sends none."""
+    summary = summary_for(loaded.branch, record.get("first")) if record.get("summarized") else None
+    return {} if summary is None else {"summary": summary.to_json()}
 
 
 def refused_summary(exc: object) -> str:
@@ -164,13 +175,39 @@ def render_bounds(console: Console, report: JsonObject) -> None:
         )
     console.print(table)
     if "ceiling" in report:
-        render_ceiling(console, report["ceiling"])
+        render_ceiling(console, report["ceiling"], report.get("summary"))
     for row in report["bounds"]:
-        for entry in row["left_out"]:
-            tokens = "" if entry["tokens"] is None else f" ({entry['tokens']:,} tokens)"
-            console.print(inert_text(
-                f"  {row['section']}: left out {entry['name']} [{entry['reason']}]{tokens}", "dim"
-            ))
+        for line in left_out_lines(row):
+            note(console, line, "dim")
+
+
+def left_out_lines(row: JsonObject) -> list[str]:
+    """One line per record left out, naming it, why and its size; records left out for one
+    reason in a row other than ``cleared`` (whose each size matters to tier 1) share a line."""
+    lines: list[str] = []
+    entries = row["left_out"]
+    i = 0
+    while i < len(entries):
+        reason = entries[i]["reason"]
+        j = i + 1
+        while reason != "cleared" and j < len(entries) and entries[j]["reason"] == reason:
+            j += 1
+        group = entries[i:j]
+        sizes = [e["tokens"] for e in group if e["tokens"] is not None]
+        tokens = f" ({sum(sizes):,} tokens)" if sizes else ""
+        names = ", ".join(e["name"] for e in group)
+        what = names if len(group) == 1 else f"{len(group):,} records: {names}"
+        lines.append(f"{row['section']}: left out [{reason}]{tokens} {what}")
+        i = j
+    return lines
+
+
+def note(console: Console, text: str, style: str = "", indent: int = 2) -> None:
+    """``text`` as lines within the console's width, the first indented by ``indent``, the
+    ones it continues on by two more."""
+    room = max(console.width - indent - 2, 20)
+    for n, piece in enumerate(fit(text, room)):
+        console.print(inert_text(" " * (indent + (2 if n else 0)) + piece.strip(), style))
 
 
 def render_amended(
@@ -195,12 +232,16 @@ def render_amended(
     render_request(console, view, last)
 
 
-def render_ceiling(console: Console, record: JsonObject) -> None:
-    """The ceiling, how full each section is, the truncation point and the turns left."""
+def render_ceiling(
+    console: Console, record: JsonObject, summary: JsonObject | None = None
+) -> None:
+    """The ceiling, how full each section is, the truncation point, the turns left, the
+    calibration in force and the recorded summary the request sends."""
     used, tokens = record["used"], record["ceiling"]
-    table = view_table(f"Input ceiling {number(tokens)} tokens (low-water "
-                       f"{number(record['low_water'])}): {number(used)} used, "
-                       f"{used * 100 // tokens}% full")
+    note(console, f"Input ceiling {number(tokens)} tokens (low-water "
+                  f"{number(record['low_water'])}): {number(used)} used, "
+                  f"{used * 100 // tokens}% full", indent=0)
+    table = view_table()
     add_column(table, "section")
     add_column(table, "tokens", "right")
     add_column(table, "share", "right")
@@ -211,21 +252,28 @@ def render_ceiling(console: Console, record: JsonObject) -> None:
     kept, left = record["kept_turns"], record["turns_before_next_step"]
     start = ("no turn of history is kept" if not kept else
              f"history starts at {record['first'] or 'the first turn (nothing dropped yet)'}")
-    console.print(inert_text(f"  truncation point: {start}; {step}"))
+    note(console, f"truncation point: {start}; {step}")
     if "cleared" in record:
-        console.print(inert_text(
-            f"  tool results cleared: {count(len(record['cleared']), 'result')}, "
-            f"{count(record['cleared_tokens'], 'token')} (each listed as [cleared]; a step "
-            "clears older results before it drops turns)"
-        ))
+        note(console,
+             f"tool results cleared: {count(len(record['cleared']), 'result')}, "
+             f"{count(record['cleared_tokens'], 'token')} (each listed as [cleared]; a step "
+             "clears older results before it drops turns)")
+    if summary is not None:
+        by = f"model {summary['model']}" if summary["model"] else "a callable"
+        reported = {k: v for k, v in (summary["tokens"] or {}).items() if k != "summary"}
+        asked = ", ".join(f"{k} {v:,}" for k, v in reported.items())
+        note(console,
+             f"summary (tier 3): drop step {summary['step']}, stands for "
+             f"{count(len(summary['covers']), 'record')} (listed as summarized), adds "
+             f"{count((summary['tokens'] or {}).get('summary', 0), 'token')}; written by {by}"
+             + (f" ({asked} tokens)" if asked else ""))
     typical = record["typical_turn"]
-    console.print(inert_text(
-        f"  {count(kept, 'turn')} kept, typical {count(typical, 'token')}; "
-        f"{count(left, 'more turn')} of that size fit before the next drop step"
-        if kept and typical is not None and left is not None
-        else "  no turn kept, so no typical turn to size the next drop step by"
-    ))
-    console.print(inert_text("  " + calibration_line(record.get("calibration"))))
+    note(console,
+         f"{count(kept, 'turn')} kept, typical {count(typical, 'token')}; "
+         f"{count(left, 'more turn')} of that size fit before the next drop step"
+         if kept and typical is not None and left is not None
+         else "no turn kept, so no typical turn to size the next drop step by")
+    note(console, calibration_line(record.get("calibration")))
 
 
 def calibration_line(calibration: object) -> str:

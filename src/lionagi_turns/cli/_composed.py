@@ -17,6 +17,7 @@ layout, as ``install(profile="amendment1")`` sends it to an endpoint that places
 from __future__ import annotations
 
 from lionagi_turns.amendment1 import CEILING_KEY, InputCeiling, SectionBudgets, bounds_rows
+from lionagi_turns.cli._amendment1 import summary_field
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._prompt_cache import cache_report
@@ -103,4 +104,5 @@ def composed_turn(
     report["bounds"] = bounds_rows(compiled)
     if ceiling is not None:
         report["ceiling"] = dict(compiled.instruction.metadata[CEILING_KEY])
+        report.update(summary_field(loaded, report["ceiling"]))
     return report, measured

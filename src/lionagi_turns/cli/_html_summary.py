@@ -112,8 +112,15 @@ def ceiling(report: JsonObject) -> list[str]:
     cleared = (f"<li>{len(record['cleared']):,} older tool result(s) cleared, "
                f"{record['cleared_tokens']:,} tokens (listed as cleared)</li>"
                if "cleared" in record else "")
+    summary = report.get("summary")
     summarized = ("<li>the turns before the first kept turn are sent as their recorded "
                   "summary (listed as summarized)</li>" if record.get("summarized") else "")
+    if summary is not None:
+        by = f"model {summary['model']}" if summary["model"] else "a callable"
+        summarized = (f"<li>summary (tier 3): drop step {summary['step']:,}, stands for "
+                      f"{len(summary['covers']):,} record(s) (listed as summarized), adds "
+                      f"{(summary['tokens'] or {}).get('summary', 0):,} tokens; written by "
+                      f"{_e(by)}</li>")
     out.append(f'<ul class="ceiling"><li>{_e(point)}; {step}</li>'
                f"<li>{_e(kept)}; {_e(fit)}</li>{cleared}{summarized}"
                f"<li>{_e(calibration)}</li></ul>")
