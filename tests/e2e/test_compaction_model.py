@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,11 +22,11 @@ from lionagi_turns.profiles.amendment1._summary import SUMMARIES_KEY, SUMMARY_PR
 
 from .counting_servers import CountingChatServer
 from .http_server import ChatServer, Reply
+from .test_compaction_http import PAD, ROUNDS
+from .test_compaction_http import _loop as compaction_loop
 
 pytestmark = pytest.mark.e2e
 
-ROUNDS = 16
-PAD = " ".join(["filler"] * 40)
 PROMPT = "Keep every FACT line of what you are given."
 
 
@@ -47,23 +46,10 @@ def model_at(server: Any, name: str) -> iModel:
 def _loop(
     summarizer: ChatServer | None, prompt: str | None = PROMPT
 ) -> tuple[Branch, list[Any], list[list[dict[str, Any]]]]:
+    """``test_compaction_http``'s loop, summarized by the model ``summarizer`` serves."""
     compaction = None if summarizer is None else a1.Compaction(
         model_at(summarizer, "gpt-4.1-nano"), prompt=prompt)
-    ceiling = a1.InputCeiling(900, low_water=500, compaction=compaction)
-    with ChatServer(default=Reply(content=f"noted. {PAD}")) as server:
-        lionagi_turns.install(profile="amendment1", ceiling=ceiling)
-        branch = Branch(system="Keep track of the facts.",
-                        chat_model=model_at(server, "gpt-4.1-mini"))
-
-        async def talk() -> list[Any]:
-            async with lionagi_turns.capture() as calls:
-                for i in range(ROUNDS):
-                    await branch.communicate(f"round {i}: FACT-{i}=v{i}. {PAD}")
-            return list(calls)
-
-        calls = asyncio.run(talk())
-        _install.uninstall()
-        return branch, calls, server.payloads()
+    return compaction_loop(compaction)
 
 
 def test_an_imodel_summarizes_each_drop_step_through_its_own_invoke(uninstalled: None) -> None:
