@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
