@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 if TYPE_CHECKING:
     from lionagi.protocols.messages import Instruction
@@ -75,8 +75,9 @@ class SendsLayout(Protocol):
 def sent_layout(stages: Sequence[object]) -> SentLayout | None:
     """The layout of the last stage in ``stages`` that provides one, else None."""
     for stage in reversed(stages):
-        if isinstance(stage, SendsLayout):
-            return stage.sent_layout()
+        provide = getattr(type(stage), "sent_layout", None)  # ``SendsLayout``, checked cheaply
+        if callable(provide):
+            return cast("SendsLayout", stage).sent_layout()
     return None
 
 

@@ -41,13 +41,13 @@ unchanged turn keeps its output turn object, which lets the pipeline reuse its r
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 from uuid import UUID
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
-from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Projection, Turn, select_ids
+from lionagi_turns.core.history import InstructionTurn, Projection, Turn, select_ids
 from lionagi_turns.core.profile import Bounded, Memo
 from lionagi_turns.core.rendering import assistant_text, history_record
 from lionagi_turns.core.values import naming_record
@@ -72,6 +72,7 @@ from lionagi_turns.profiles.amendment1._sections import result_entry
 from lionagi_turns.profiles.amendment1._splice import KeptIds, kept_ids, outputs, reused_span
 from lionagi_turns.profiles.amendment1._turns import keep_newest, split_turns
 from lionagi_turns.profiles.amendment1._views import view_exclusions
+from lionagi_turns.profiles.amendment1._weights import Split, Weights, whole_turns
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
@@ -80,8 +81,24 @@ if TYPE_CHECKING:
 
 __all__ = ("Bound", "BoundDecision", "bound_decision", "remember_decision", "results_section")
 
-# ``Bound.rule``: (projection, its whole turns, each turn's history size) -> first kept group
-Rule = Callable[[Projection, Sequence[Sequence[Turn]], Sequence[int]], int]
+
+class Rule(Protocol):
+    """``Bound.rule``: given the projection, its whole turns, each turn's history size, how many
+    leading whole turns are the memory's and what the memory weighed of them (``_weights``),
+    returns the first kept whole turn; after the call its ``weighed`` is what the next compile
+    may take (None: nothing)."""
+
+    weighed: Weights | None
+
+    def __call__(
+        self,
+        projected: Projection,
+        groups: Sequence[Sequence[Turn]],
+        sizes: Sequence[int],
+        reused: int,
+        known: Weights | None,
+    ) -> int: ...
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +133,7 @@ class _Start:
     sizes: tuple[int, ...] | None = None
     dropped: int = 0
     ends: array[int] = field(default_factory=lambda: array("q"))
+    split: Split | None = None  # the whole turns (with a history budget)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +227,8 @@ class Bound:
             truncated=start.truncated,
             truncated_ends=start.ends,
             entries=None if table is None else tuple(table),
+            split=start.split,
+            weights=getattr(self.rule, "weighed", None),
         )
         return Remembered(
             turns=turns,  # the pipeline's sequences are never changed once handed out
@@ -238,23 +258,22 @@ class Bound:
         if self.budgets.history is None:
             return _Start()
         turns = projected.turns
-        groups = _groups(projected)
         known = measured.turn_sizes if measured is not None else None
         reused = min(same, len(known)) if known is not None else 0
+        split, taken = whole_turns(turns, reused, measured.split if measured else None)
+        groups = split.groups
         # in view order, as the walk measures
         sizes = (*(known[:reused] if known is not None else ()),
                  *map(self._turn_size, turns[reused:]))
-        totals = []
-        end = 0
-        for group in groups:
-            totals.append(sum(sizes[end : end + len(group)]))
-            end += len(group)
         if self.rule is not None:
-            start = self.rule(projected, groups, sizes)
+            weights = measured.weights if measured is not None else None
+            start = self.rule(projected, groups, sizes, taken, weights)
         else:
+            bounds = split.ends
+            totals = [sum(sizes[b:e]) for b, e in zip((0, *bounds)[:-1], bounds, strict=True)]
             start = keep_newest(totals, self.budgets.history)
         if not start:
-            return _Start(sizes=sizes)
+            return _Start(sizes=sizes, split=split)
         # the dropped turns the remembered call dropped too keep their entries
         kept_groups = 0
         if measured is not None and memo is not None and (memo.first < same or memo.first == 0):
@@ -269,7 +288,7 @@ class Bound:
                 )
                 ends.append(len(left) + len(fresh))
             left += tuple(fresh)
-        return _Start(sum(len(g) for g in groups[:start]), left, sizes, start, ends)
+        return _Start(split.ends[start - 1], left, sizes, start, ends, split)
 
     def _records(
         self, groups: Sequence[Sequence[Turn]], begin: int, end: int, request: SeedRequest
@@ -359,16 +378,3 @@ def remember_decision(branch: Branch, decision: BoundDecision) -> None:
             "BoundDecision.memory must be a Remembered, FORGET or None, got "
             f"{type(memory).__name__}; build the decision with amendment1's Bound"
         )
-
-
-def _groups(projection: Projection) -> list[list[Turn]]:
-    """The projection's turns as whole turns: an instruction turn with the assistant run that
-    answers it; an assistant run before any instruction on its own."""
-    groups: list[list[Turn]] = []
-    for turn in projection.turns:
-        if isinstance(turn, InstructionTurn) or not groups:
-            groups.append([turn])
-        else:
-            assert isinstance(turn, AssistantTurn)
-            groups[-1].append(turn)
-    return groups

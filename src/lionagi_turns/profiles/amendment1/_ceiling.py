@@ -42,7 +42,6 @@ from lionagi.protocols.messages import Instruction
 
 from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.history import (
-    AssistantTurn,
     InstructionTurn,
     Projection,
     Turn,
@@ -68,9 +67,17 @@ from lionagi_turns.profiles.amendment1._summary import (
     summary_sizes,
 )
 from lionagi_turns.profiles.amendment1._tiers import Levels, tiered_start
+from lionagi_turns.profiles.amendment1._weights import (
+    Weights,
+    group_id,
+    group_weights,
+    previous_index,
+)
 
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
+
+    from lionagi_turns.core.profile import Memo
 
 __all__ = (
     "CEILING_KEY",
@@ -137,12 +144,7 @@ class InputCeiling:
         return value if isinstance(value, ToolResultClearing) else None
 
 
-def _group_id(group: Sequence[Turn]) -> str:
-    head = group[0]
-    if isinstance(head, InstructionTurn):
-        return str(head.message.id)
-    assert isinstance(head, AssistantTurn)
-    return str(head.messages[0].id)
+_MARK = marker("history", 10**6, "truncated")  # the history marker at its longest count
 
 
 @dataclass(slots=True)
@@ -164,7 +166,12 @@ class Stepper:
     kept: list[int] = field(default_factory=list)  # each kept whole turn's weight
     # how many tokens a historical instruction was sent as (its results in), None: unknown
     sent: Callable[[InstructionTurn], int | None] | None = None
-    sizes: dict[str, int] = field(default_factory=dict)  # per instruction id: as sent
+    key: object = None  # the layout's sent-text function: what ``sent`` is a function of
+    # the instruction rendered with the request's call options and its own context (None: the
+    # layout's ``shown`` sections instead)
+    own: int | None = None
+    constants: tuple[str, ...] = ()  # texts every compile of the branch measures (the system)
+    weighed: Weights | None = None  # what this compile weighed, for the next (``_weights``)
     # the view's newer ceiling records this compile did not obey (``read_first_kept``)
     ignored: tuple[IgnoredCeilingRecord, ...] = ()
     calibration: _calibration.InForce = _calibration.OFFLINE
@@ -182,7 +189,12 @@ class Stepper:
     summarized: bool = False  # the request sends the summary of the turns before ``first``
 
     def __call__(
-        self, projected: Projection, groups: Sequence[Sequence[Turn]], sizes: Sequence[int]
+        self,
+        projected: Projection,
+        groups: Sequence[Sequence[Turn]],
+        sizes: Sequence[int],
+        reused: int = 0,
+        known: Weights | None = None,
     ) -> int:
         from lionagi_turns.profiles.amendment1._entries import rendered_pairs
 
@@ -193,80 +205,51 @@ class Stepper:
         # the recorded first kept turn's summary is sent while no step moves it: counted
         self.room = max(0, self.limit - fixed - self.summaries.get(self.previous or "", 0))
         # a drop step also puts the history marker (one line) at the head of the history
-        mark = self.meter.text(marker("history", 10**6, "truncated")) + join
-        ids = [_group_id(g) for g in groups]
-        prev = ids.index(self.previous) if self.previous in ids else 0
+        mark = self.meter.text(_MARK) + join
+        taken = known.reused(reused, self.key) if known is not None else 0
+        base = group_weights(self.meter, self.sent, groups, sizes, join,
+                             known.weights[:taken] if known is not None else ())
+        prev = previous_index(groups, self.previous, known, taken)
         clearing = self.ceiling.clearing
+        tier1 = None
         if clearing is not None:
             levels = Levels(fixed, self.room, self.low_limit, self.previous_cleared,
                             self.sent)
-            start, weights, self.cleared, self.stepped = tiered_start(
-                self.meter, clearing, levels, groups, sizes, (prev, mark))
+            memo = known.cleared if known is not None and taken else None
+            start, weights, self.cleared, self.stepped, tier1 = tiered_start(
+                self.meter, clearing, levels, (groups, sizes, base), (prev, mark),
+                (taken, memo))
         else:
-            start, weights = self._dropped_start(groups, sizes, join, prev, mark, fixed)
+            start, weights = self._dropped_start(base, prev, mark, fixed), base
+        fixed_texts = (*self.constants, "\n\n", _MARK, *self.meter.durable)
+        self.weighed = Weights(self.key, tuple(base), start, tier1,
+                               self.meter.counts(fixed_texts))
         self.history = sum(weights[start:]) + (mark if start else 0)
         self.kept = weights[start:]
         if start == 0:
             self.first = None
         elif start < len(groups):
-            self.first = ids[start]
+            self.first = group_id(groups[start])
         else:
             self.first = str(self.instruction.id)
         summary = self.summaries.get(self.first or "", 0) if start else 0
         self.history, self.summarized = self.history + summary, bool(summary)
         return start
 
-    def _dropped_start(
-        self,
-        groups: Sequence[Sequence[Turn]],
-        sizes: Sequence[int],
-        join: int,
-        prev: int,
-        mark: int,
-        fixed: int,
-    ) -> tuple[int, list[int]]:
-        """The first kept group and each group's weight, without clearing: the recorded
-        first kept turn while the turns from it fit ``room``, else a drop step."""
-        weights = []
-        end = 0
-        for group in groups:
-            weights.append(sum(self._weight(t, s, join) for t, s in
-                               zip(group, sizes[end : end + len(group)], strict=True)))
-            end += len(group)
+    def _dropped_start(self, weights: Sequence[int], prev: int, mark: int, fixed: int) -> int:
+        """The first kept group without clearing: the recorded first kept turn while the turns
+        from it fit ``room``, else a drop step to the low-water mark."""
+        if sum(weights[prev:]) + (mark if prev else 0) <= self.room:
+            return prev
+        self.stepped = True
         low = max(0, self.low_limit - fixed - mark)
         tail = [*accumulate(reversed(weights))][::-1]
         tail.append(0)  # tail[s] = sum(weights[s:])
-        start = prev
-        if tail[prev] + (mark if prev else 0) > self.room:
-            start = next(s for s in range(prev, len(groups) + 1) if tail[s] <= low)
-            self.stepped = True
-        return start, weights
-
-    def _weight(self, turn: Turn, size: int, join: int) -> int:
-        """A turn's share of the request: as sent when ``sent`` knows it (its results
-        included), else its history size and its tool_results entry; and its join."""
-        if self.sent is not None and isinstance(turn, InstructionTurn):
-            key = str(turn.message.id)
-            known = self.sizes.get(key)
-            if known is None:
-                sent = self.sent(turn)
-                if sent is not None:
-                    known = self.sizes[key] = sent
-            if known is not None:
-                return known + join
-        return size + self._results(turn, join) + join
+        return next(s for s in range(prev, len(weights) + 1) if tail[s] <= low)
 
     def _block(self, results: Sequence[Mapping[str, object]], join: int) -> int:
         """A tool_results entry's block and the join before it (0 for an empty entry)."""
         return self.meter.text(tool_results_block(results)) + join if results else 0
-
-    def _results(self, turn: Turn, join: int) -> int:
-        from lionagi_turns.profiles.amendment1._entries import rendered_pairs
-
-        if not isinstance(turn, InstructionTurn) or not turn.results:
-            return 0
-        pairs = rendered_pairs(turn.message, turn.results, turn.sources)
-        return self._block([r for r, _ in pairs], join)
 
     def record(self) -> dict[str, object]:
         """What the compiled instruction carries (``CEILING_KEY``): the first kept turn,
@@ -340,6 +323,7 @@ class Layout:
     extra: int = 0
     sent: Callable[[InstructionTurn], int | None] | None = None
     shown: ShownSections | None = None
+    key: object = None  # what ``sent`` is a function of (the layout's sent-text function)
 
 
 def plan_ceiling(
@@ -350,19 +334,18 @@ def plan_ceiling(
     ceiling: InputCeiling,
     layout: Layout,
     ids: Sequence[UUID],
+    memo: Memo | None = None,
 ) -> tuple[SectionBudgets, Stepper]:
     """The section budgets ``ceiling`` maps to for ``request`` (whose view is ``ids``) and the
-    history rule (module contract); measures the system and the instruction."""
-    from lionagi_turns.core.render import CallOptions, render_view
+    history rule (module contract); measures the system and the instruction (rendered through
+    the compile's ``memo`` where it renders the same)."""
+    from lionagi_turns.core.render import CallOptions
 
     system = branch_system(branch)
     system_size = meter.text(system.rendered) if system is not None else 0
-    own, _ = render_view(
-        request.instruction.content,
-        options=layout.shown
-        or CallOptions(request.tool_schemas, request.response_format, request.structure),
-    )
-    instruction = meter.content(own)
+    options = layout.shown or CallOptions(
+        request.tool_schemas, request.response_format, request.structure)
+    instruction = meter.current(request.instruction, options, memo)
     pending = trailing_results(branch, ids, meter)
     calibration = _calibration.read_calibration(branch, ids, CEILING_KEY, ceiling.calibration)
     limit = calibration.limit(ceiling.tokens)
@@ -381,6 +364,9 @@ def plan_ceiling(
         ignored=ignored,
         instruction=request.instruction,
         sent=layout.sent,
+        key=layout.key,
+        own=instruction if layout.shown is None else None,
+        constants=(system.rendered,) if system is not None else (),
         parts={"system": system_size, "instruction": instruction + layout.extra},
         calibration=calibration, summaries=summary_sizes(branch, meter),
     )

@@ -119,18 +119,20 @@ class Candidate:
     result: Result
 
 
-def turn_pairs(groups: Sequence[Sequence[Turn]]) -> list[list[tuple[Pair, ...]]]:
+def turn_pairs(groups: Sequence[Sequence[Turn]]) -> list[tuple[tuple[Pair, ...], ...]]:
     """Each turn's rendered results with their sources (empty for an assistant run)."""
-    return [[rendered_pairs(t.message, t.results, t.sources)
-             if isinstance(t, InstructionTurn) and t.results else () for t in group]
+    return [tuple(rendered_pairs(t.message, t.results, t.sources)
+                  if isinstance(t, InstructionTurn) and t.results else () for t in group)
             for group in groups]
 
 
-def clearing_candidates(pairs: Sequence[Sequence[Sequence[Pair]]]) -> list[Candidate]:
+def clearing_candidates(
+    pairs: Sequence[Sequence[Sequence[Pair]]], first: int = 0
+) -> list[Candidate]:
     """Every rendered result of the groups' instruction entries (``turn_pairs``), in view
-    order."""
+    order; ``first``: the index of the first of these groups."""
     return [Candidate(g, t, str(s.id), str(r.get("function")), r)
-            for g, group in enumerate(pairs) for t, entry in enumerate(group)
+            for g, group in enumerate(pairs, first) for t, entry in enumerate(group)
             for r, s in entry]
 
 

@@ -26,6 +26,7 @@ from lionagi_turns.core.history import Turn
 from lionagi_turns.memo.branch_memory import BranchSlot
 from lionagi_turns.profiles.amendment1._contracts import LeftOut
 from lionagi_turns.profiles.amendment1._entries import Weighed
+from lionagi_turns.profiles.amendment1._weights import Split, Weights
 
 __all__ = ("FORGET", "Forget", "Measured", "Remembered", "forget", "recall", "remember")
 
@@ -42,6 +43,8 @@ class Measured:
     truncated: tuple[LeftOut, ...] = ()  # their records' entries
     truncated_ends: array[int] = field(default_factory=lambda: array("q"))  # per group
     entries: tuple[Weighed | None, ...] | None = None  # tool_results budget: per turn
+    split: Split | None = None  # history budget: the whole turns (``_weights``)
+    weights: Weights | None = None  # a ceiling: what it weighed of them (``_weights``)
 
 
 @dataclass(frozen=True, slots=True)

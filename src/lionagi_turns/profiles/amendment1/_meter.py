@@ -7,15 +7,19 @@ resolved lazily, so an unbounded compile never loads a tokenizer); every count m
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from lionagi.protocols.messages import ActionRequest, ActionResponse, Instruction
 
 from lionagi_turns.core.history import action_result
-from lionagi_turns.core.render import Content, Part
+from lionagi_turns.core.render import CallOptions, Content, Part, ShownSections
 from lionagi_turns.memo import renders as _cache
 from lionagi_turns.profiles.amendment1._sections import result_entry
 from lionagi_turns.profiles.amendment1._turns import Record
+
+if TYPE_CHECKING:
+    from lionagi_turns.core.profile import Memo
 
 __all__ = ("Measure", "Meter")
 
@@ -23,16 +27,30 @@ Measure = Callable[[str], int]
 
 
 class Meter:
-    """Token counts through ``measure`` (resolved lazily: only a bounded section measures)."""
+    """Token counts through ``measure`` (resolved lazily: only a bounded section measures). A
+    meter serves one compile and counts each distinct text once (``measure`` is a function of
+    its text)."""
 
-    __slots__ = ("_fn",)
+    __slots__ = ("_counted", "_fn", "durable")
 
-    def __init__(self, measure: Measure | None) -> None:
+    def __init__(self, measure: Measure | None, counted: Mapping[str, int] | None = None) -> None:
+        """``counted``: counts this ``measure`` made of texts before (a previous meter's
+        ``counts``), taken as they are."""
         if measure is not None and not callable(measure):
             raise TypeError(f"measure must be a callable str -> int, got {measure!r}")
         self._fn: Measure | None = measure
+        self._counted: dict[str, int] = dict(counted) if counted else {}
+        self.durable: tuple[str, ...] = ()  # the current instruction's durable texts, if measured
+
+    def counts(self, texts: Iterable[str]) -> dict[str, int]:
+        """The counts this meter made of those of ``texts`` it counted."""
+        counted = self._counted
+        return {t: counted[t] for t in texts if t in counted}
 
     def text(self, text: str) -> int:
+        known = self._counted.get(text)
+        if known is not None:
+            return known
         if self._fn is None:
             from lionagi_turns.core.measure import count_tokens
 
@@ -40,6 +58,7 @@ class Meter:
         n = self._fn(text)
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise TypeError(f"measure({text[:40]!r}) returned {n!r}; it must return an int >= 0")
+        self._counted[text] = n
         return n
 
     def content(self, content: Content | None) -> int:
@@ -48,6 +67,23 @@ class Meter:
         if isinstance(content, list):
             return sum(self.text(_part_text(p)) for p in content if p.get("type") == "text")
         return self.text(content) if content else 0
+
+    def current(
+        self, message: Instruction, options: CallOptions | ShownSections, memo: Memo | None
+    ) -> int:
+        """Tokens of the current instruction rendered with ``options`` and its own context, no
+        results: where that is its durable rendering (no call options) and ``memo`` keeps,
+        ``memo``'s (kept, so the branch's next compile, which weighs it as history, reads it
+        back)."""
+        from lionagi_turns.core.render import render_view
+
+        if (memo is not None and memo.keeps and isinstance(options, CallOptions)
+                and not options.tool_schemas and options.response_format is None
+                and options.structure is None):
+            durable = memo.durable_rendering(message)
+            self.durable = tuple(_texts(durable))  # what the next compile weighs as history
+            return self.content(durable)
+        return self.content(render_view(message.content, options=options)[0])
 
     def instruction(self, message: Instruction) -> int:
         return self.content(_cache.render_durable(message))
@@ -61,6 +97,12 @@ class Meter:
         if isinstance(msg, ActionRequest):
             return None
         return self.text(msg.content.assistant_response)
+
+
+def _texts(content: Content) -> list[str]:
+    if isinstance(content, list):
+        return [_part_text(p) for p in content if p.get("type") == "text"]
+    return [content] if content else []
 
 
 def _part_text(part: Part) -> str:

@@ -89,12 +89,16 @@ def section_refusals(
             refusals.append(("system", used, budgets.system,
                              note("system", "shorten the system message", ceiling)))
     if budgets.instruction is not None:
-        own, _ = render_view(
-            request.instruction.content,
-            context=current_context,
-            options=CallOptions(request.tool_schemas, request.response_format, request.structure),
-        )
-        used = meter.content(own)
+        if stepper is not None and stepper.own is not None and current_context is None:
+            used = stepper.own  # the ceiling measured this very rendering
+        else:
+            own, _ = render_view(
+                request.instruction.content,
+                context=current_context,
+                options=CallOptions(
+                    request.tool_schemas, request.response_format, request.structure),
+            )
+            used = meter.content(own)
         if used > budgets.instruction:
             refusals.append(("instruction", used, budgets.instruction, note(
                 "instruction", "shorten the instruction, its guidance or its call options",

@@ -18,7 +18,7 @@ compiled instruction. Its slot holds the amended ``CompiledChatRequest``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, cast
 
@@ -28,6 +28,7 @@ from lionagi_turns.core.contracts import TurnRequest as SeedRequest
 from lionagi_turns.core.fold import guidance_part
 from lionagi_turns.core.render import Content, ShownSections
 from lionagi_turns.core.stage import Stage, sent_layout
+from lionagi_turns.profiles.amendment1 import _memory as _memory
 from lionagi_turns.profiles.amendment1._bound import (
     Bound,
     BoundDecision,
@@ -97,12 +98,12 @@ class Amendment1(Stage):
 
     def prepare(self, plan: Plan) -> Plan:
         branch, request = plan.branch, plan.request
-        meter = Meter(self.measure)
+        meter = Meter(self.measure, _kept_counts(plan, self.measure))
         budgets, stepper = self.budgets, None
         if self.ceiling is not None:
             budgets, stepper = plan_ceiling(
                 branch, request, budgets, meter, self.ceiling, self._layout(plan, meter),
-                ids=plan.view,
+                ids=plan.view, memo=plan.memo,
             )
         blocks, context_left = _admit_blocks(request, self.skipped, budgets.context, meter)
         if stepper is not None:
@@ -135,7 +136,8 @@ class Amendment1(Stage):
             content = text(turn.message) if callable(text) else None
             return None if content is None else meter.content(content)
 
-        return Layout(extra=extra, sent=sent if text is not None else None, shown=self.shown)
+        return Layout(extra=extra, sent=sent if text is not None else None, shown=self.shown,
+                      key=text)
 
     def finish(self, plan: Plan) -> Plan:
         prepared = plan.slot(self.name)
@@ -167,6 +169,18 @@ class Amendment1(Stage):
             compiled.instruction.metadata[CEILING_KEY] = stepper.record()
         marked = replace(compiled, messages=messages)
         return plan._replace(messages=messages, compiled=marked).with_slot(self.name, amended)
+
+
+def _kept_counts(plan: Plan, measure: Measure | None) -> Mapping[str, int] | None:
+    """The fixed texts' counts the branch's last compile under a ceiling made with this very
+    ``measure`` (``_weights.Weights.counts``); None when it is not remembered."""
+    if not plan.memo.keeps or plan.react_context:
+        return None
+    remembered = _memory.recall(plan.branch)
+    measured = remembered.measured if remembered is not None else None
+    if measured is None or measured.measure is not measure or measured.weights is None:
+        return None
+    return measured.weights.counts
 
 
 def _summarized(
