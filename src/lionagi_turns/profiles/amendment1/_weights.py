@@ -63,10 +63,10 @@ class Split:
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """What one compile under a ceiling weighed (module rules), aligned with its whole turns:
-    ``weights`` (none cleared), ``pairs`` and ``candidates`` (tier 1 only: each whole turn's
-    turns' rendered result pairs; every clearing candidate, view order), ``tokens`` (a cleared
-    result's id -> its tokens whole) and ``first`` (the first kept whole turn's index)."""
+    """What one compile under a ceiling weighed (module rules): ``weights``, each whole turn's
+    with none of its results cleared; ``first``, the first kept whole turn's index; ``cleared``,
+    tier 1's tables (None without clearing); ``counts``, the texts' counts the next compile
+    measures again."""
 
     key: object
     weights: tuple[int, ...]
