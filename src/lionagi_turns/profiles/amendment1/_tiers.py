@@ -73,14 +73,16 @@ def tiered_start(
     prev, mark = at
     join = meter.text("\n\n")
     memo = _Memo.of(groups, known)
-    starts = [0, *accumulate(map(len, groups))]
+    starts: list[int] = []  # where each group's turns start (built when a group is reweighed)
 
     def weight(g: int, cleared: dict[str, int]) -> int:
+        if not starts:
+            starts.extend((0, *accumulate(map(len, groups))))
         return _weight(meter, levels.sent, groups[g], sizes[starts[g] : starts[g + 1]],
                        memo.pairs[g], cleared, join)
 
     cleared = memo.recorded(levels.previous, prev, option, meter)
-    weights = list(base)
+    weights = list(base) if cleared else base  # ``base`` is the caller's: changed only in a copy
     for g, ids in memo.groups_of(cleared).items():
         weights[g] = memo.touched_weight(g, ids, known[0], partial(weight, g, cleared))
 
@@ -91,6 +93,7 @@ def tiered_start(
         return prev, weights, memo.in_view_order(cleared, prev), False, memo.kept(cleared, weights)
     target = levels.low - levels.fixed
     saved = 0
+    weights = weights if cleared else list(base)
     for c in memo.fresh(cleared, prev, option):
         if request(prev) <= target and saved >= option.clear_at_least:
             break
