@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lionagi import Branch
-from lionagi.protocols.messages import ActionResponse, AssistantResponse, Instruction
+from lionagi.protocols.messages import ActionResponse, Instruction
 
 from lionagi_turns import no_fast_path
 from lionagi_turns.amendment1 import (
@@ -27,8 +27,8 @@ from ._support import (
     add_assistant,
     add_instruction,
     chars,
-    set_current_progression,
 )
+from .test_bound_memory_properties import _apply  # the same growth, edits, removals and views
 
 CEILINGS = st.builds(
     InputCeiling,
@@ -69,27 +69,6 @@ def _compiled(b: Branch, now: Instruction, ceiling: InputCeiling) -> tuple[Any, 
         return ("error", type(exc).__name__, str(exc), None)
     sent = [(m.role, m.content) for m in c.messages]
     return ("ok", sent, c.bounds, c.instruction.metadata.get(CEILING_KEY))
-
-
-def _apply(b: Branch, op: str, k: int, step: int) -> None:
-    records = list(b.msgs.messages)
-    if op == "pending":
-        add_action_pair(b, "lookup", {"step": step}, {"k": "y" * (15 * k + 5)})
-    elif op == "edit" and records:
-        target = records[k % len(records)]
-        if isinstance(target, Instruction):
-            target.content.prompt_context.append({"edited": step})
-        elif isinstance(target, ActionResponse):
-            target.content.output = f"edited {step}"
-        elif isinstance(target, AssistantResponse):
-            target.content.assistant_response = f"edited {step}"
-    elif op == "remove" and records:
-        b.msgs.messages.exclude(records[k % len(records)])
-    elif op == "view":
-        if k == 0:
-            b.metadata.pop("current_progression", None)
-        else:
-            set_current_progression(b, list(b.msgs.progression)[k:])
 
 
 @settings(max_examples=40, deadline=None)
