@@ -18,6 +18,9 @@ from hypothesis import HealthCheck, settings
 _HOME = Path(tempfile.mkdtemp(prefix="lionagi-turns-home-"))
 os.environ["LIONAGI_HOME"] = str(_HOME)
 os.environ["LOG_AUTO_SAVE_ON_EXIT"] = "false"
+# a branch's log dumps at capacity into LOG_PERSIST_DIR (default ./data/logs, relative to the
+# working directory at that moment): under the temporary home, whatever the directory then is
+os.environ["LOG_PERSIST_DIR"] = str(_HOME / "logs")
 os.environ.setdefault("LIONAGI_TURNS_TEST", "1")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
