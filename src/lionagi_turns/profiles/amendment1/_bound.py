@@ -203,11 +203,8 @@ class Bound:
     ) -> tuple[Remembered | None, int, Measured | None]:
         """(the branch's memory, how many leading turns it holds unchanged, its measures
         when they were made with this call's ``measure``); nothing when not remembering."""
-        memo = _memory.recall(self.branch) if remember else None
+        memo, measured = _memory.recall_measured(self.branch, self.measure, remember)
         same = same_prefix(turns, memo.turns) if memo is not None else 0
-        measured = memo.measured if memo is not None else None
-        if measured is not None and measured.measure is not self.measure:
-            measured = None
         return memo, same, measured
 
     def _remembered(

@@ -60,7 +60,7 @@ from lionagi_turns.profiles.amendment1._ceiling_record import (
 from lionagi_turns.profiles.amendment1._clearing import ToolResultClearing, clearing_option
 from lionagi_turns.profiles.amendment1._contracts import SectionBudgets
 from lionagi_turns.profiles.amendment1._meter import Meter
-from lionagi_turns.profiles.amendment1._sections import marker, tool_results_block
+from lionagi_turns.profiles.amendment1._sections import marker
 from lionagi_turns.profiles.amendment1._summary import (
     Compaction,
     check_compaction,
@@ -69,6 +69,7 @@ from lionagi_turns.profiles.amendment1._summary import (
 from lionagi_turns.profiles.amendment1._tiers import Levels, tiered_start
 from lionagi_turns.profiles.amendment1._weights import (
     Weights,
+    block_weight,
     group_id,
     group_weights,
     previous_index,
@@ -170,7 +171,9 @@ class Stepper:
     # the instruction rendered with the request's call options and its own context (None: the
     # layout's ``shown`` sections instead)
     own: int | None = None
-    constants: tuple[str, ...] = ()  # texts every compile of the branch measures (the system)
+    # texts the branch's next compile measures again: the system, and the current instruction's
+    # durable rendering (history next turn)
+    constants: tuple[str, ...] = ()
     weighed: Weights | None = None  # what this compile weighed, for the next (``_weights``)
     # the view's newer ceiling records this compile did not obey (``read_first_kept``)
     ignored: tuple[IgnoredCeilingRecord, ...] = ()
@@ -200,7 +203,7 @@ class Stepper:
 
         join = self.meter.text("\n\n")
         pairs = rendered_pairs(self.instruction, projected.pending, projected.pending_sources)
-        self.pending = self._block([r for r, _ in pairs], join)
+        self.pending = block_weight(self.meter, [r for r, _ in pairs], join)
         fixed = self.fixed + self.pending
         # the recorded first kept turn's summary is sent while no step moves it: counted
         self.room = max(0, self.limit - fixed - self.summaries.get(self.previous or "", 0))
@@ -221,7 +224,7 @@ class Stepper:
                 (taken, memo))
         else:
             start, weights = self._dropped_start(base, prev, mark, fixed), base
-        fixed_texts = (*self.constants, "\n\n", _MARK, *self.meter.durable)
+        fixed_texts = (*self.constants, "\n\n", _MARK)
         self.weighed = Weights(self.key, tuple(base), start, tier1,
                                self.meter.counts(fixed_texts))
         self.history = sum(weights[start:]) + (mark if start else 0)
@@ -246,10 +249,6 @@ class Stepper:
         tail = [*accumulate(reversed(weights))][::-1]
         tail.append(0)  # tail[s] = sum(weights[s:])
         return next(s for s in range(prev, len(weights) + 1) if tail[s] <= low)
-
-    def _block(self, results: Sequence[Mapping[str, object]], join: int) -> int:
-        """A tool_results entry's block and the join before it (0 for an empty entry)."""
-        return self.meter.text(tool_results_block(results)) + join if results else 0
 
     def record(self) -> dict[str, object]:
         """What the compiled instruction carries (``CEILING_KEY``): the first kept turn,
@@ -345,7 +344,7 @@ def plan_ceiling(
     system_size = meter.text(system.rendered) if system is not None else 0
     options = layout.shown or CallOptions(
         request.tool_schemas, request.response_format, request.structure)
-    instruction = meter.current(request.instruction, options, memo)
+    instruction, durable = meter.current(request.instruction, options, memo)
     pending = trailing_results(branch, ids, meter)
     calibration = _calibration.read_calibration(branch, ids, CEILING_KEY, ceiling.calibration)
     limit = calibration.limit(ceiling.tokens)
@@ -366,7 +365,7 @@ def plan_ceiling(
         sent=layout.sent,
         key=layout.key,
         own=instruction if layout.shown is None else None,
-        constants=(system.rendered,) if system is not None else (),
+        constants=(*((system.rendered,) if system is not None else ()), *durable),
         parts={"system": system_size, "instruction": instruction + layout.extra},
         calibration=calibration, summaries=summary_sizes(branch, meter),
     )

@@ -16,8 +16,8 @@ Contract (``ToolResultClearing(keep, exclude_tools, clear_at_least)``, ``InputCe
 - Each cleared result is a ``LeftOut(id, "cleared", tokens)`` entry of the tool_results
   section (``tokens``: the whole result as it would have been sent).
 - The candidates are every rendered result of the history's instruction entries, in view
-  order; ``clearable`` filters them by the options; the stepper (``_ceiling.Stepper``)
-  clears the oldest first.
+  order; ``clearable`` says which of them the options let a step clear; the stepper
+  (``_ceiling.Stepper``) clears the oldest first.
 """
 
 from __future__ import annotations
@@ -136,12 +136,11 @@ def clearing_candidates(
             for r, s in entry]
 
 
-def clearable(candidates: Sequence[Candidate], option: ToolResultClearing) -> list[Candidate]:
-    """The candidates the options let a step clear, oldest first: not among the newest
-    ``keep``, not of an excluded tool."""
-    older = candidates[: max(0, len(candidates) - option.keep)]
-    excluded = set(option.exclude_tools)
-    return [c for c in older if c.function not in excluded]
+def clearable(candidates: Sequence[Candidate], position: int, option: ToolResultClearing) -> bool:
+    """Whether the options let a step clear ``candidates[position]`` (all candidates, view
+    order): it is not among the newest ``keep``, nor a result of an excluded tool."""
+    return (position < len(candidates) - option.keep
+            and candidates[position].function not in option.exclude_tools)
 
 
 def cleared_entry(pairs: Sequence[Pair], cleared: Mapping[str, int]) -> Entry:

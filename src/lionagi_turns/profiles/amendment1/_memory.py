@@ -28,7 +28,16 @@ from lionagi_turns.profiles.amendment1._contracts import LeftOut
 from lionagi_turns.profiles.amendment1._entries import Weighed
 from lionagi_turns.profiles.amendment1._weights import Split, Weights
 
-__all__ = ("FORGET", "Forget", "Measured", "Remembered", "forget", "recall", "remember")
+__all__ = (
+    "FORGET",
+    "Forget",
+    "Measured",
+    "Remembered",
+    "forget",
+    "recall",
+    "recall_measured",
+    "remember",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,18 @@ _values: BranchSlot[Remembered] = BranchSlot("amendment1")
 def recall(branch: object) -> Remembered | None:
     """The value remembered for ``branch`` (this very object), or None."""
     return _values.get(branch)
+
+
+def recall_measured(
+    branch: object, measure: object, remember: bool
+) -> tuple[Remembered | None, Measured | None]:
+    """The value remembered for ``branch`` and its measures when they were made with this very
+    ``measure``; (None, None) when not ``remember``-ing (the fast path off, or ReAct items)."""
+    value = recall(branch) if remember else None
+    measured = value.measured if value is not None else None
+    if measured is not None and measured.measure is not measure:
+        measured = None
+    return value, measured
 
 
 def remember(branch: object, value: Remembered) -> None:

@@ -31,7 +31,7 @@ class Meter:
     meter serves one compile and counts each distinct text once (``measure`` is a function of
     its text)."""
 
-    __slots__ = ("_counted", "_fn", "durable")
+    __slots__ = ("_counted", "_fn")
 
     def __init__(self, measure: Measure | None, counted: Mapping[str, int] | None = None) -> None:
         """``counted``: counts this ``measure`` made of texts before (a previous meter's
@@ -40,7 +40,6 @@ class Meter:
             raise TypeError(f"measure must be a callable str -> int, got {measure!r}")
         self._fn: Measure | None = measure
         self._counted: dict[str, int] = dict(counted) if counted else {}
-        self.durable: tuple[str, ...] = ()  # the current instruction's durable texts, if measured
 
     def counts(self, texts: Iterable[str]) -> dict[str, int]:
         """The counts this meter made of those of ``texts`` it counted."""
@@ -70,20 +69,19 @@ class Meter:
 
     def current(
         self, message: Instruction, options: CallOptions | ShownSections, memo: Memo | None
-    ) -> int:
+    ) -> tuple[int, tuple[str, ...]]:
         """Tokens of the current instruction rendered with ``options`` and its own context, no
-        results: where that is its durable rendering (no call options) and ``memo`` keeps,
-        ``memo``'s (kept, so the branch's next compile, which weighs it as history, reads it
-        back)."""
+        results, and the texts of that rendering when it is the durable one (no call options,
+        through a ``memo`` that keeps it: the branch's next compile weighs the instruction as
+        history and reads it back), else ()."""
         from lionagi_turns.core.render import render_view
 
         if (memo is not None and memo.keeps and isinstance(options, CallOptions)
                 and not options.tool_schemas and options.response_format is None
                 and options.structure is None):
             durable = memo.durable_rendering(message)
-            self.durable = tuple(_texts(durable))  # what the next compile weighs as history
-            return self.content(durable)
-        return self.content(render_view(message.content, options=options)[0])
+            return self.content(durable), tuple(_texts(durable))
+        return self.content(render_view(message.content, options=options)[0]), ()
 
     def instruction(self, message: Instruction) -> int:
         return self.content(_cache.render_durable(message))

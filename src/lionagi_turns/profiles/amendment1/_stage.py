@@ -174,13 +174,9 @@ class Amendment1(Stage):
 def _kept_counts(plan: Plan, measure: Measure | None) -> Mapping[str, int] | None:
     """The fixed texts' counts the branch's last compile under a ceiling made with this very
     ``measure`` (``_weights.Weights.counts``); None when it is not remembered."""
-    if not plan.memo.keeps or plan.react_context:
-        return None
-    remembered = _memory.recall(plan.branch)
-    measured = remembered.measured if remembered is not None else None
-    if measured is None or measured.measure is not measure or measured.weights is None:
-        return None
-    return measured.weights.counts
+    remember = plan.memo.keeps and not plan.react_context  # as the bound reads the memory
+    _, measured = _memory.recall_measured(plan.branch, measure, remember)
+    return None if measured is None or measured.weights is None else measured.weights.counts
 
 
 def _summarized(

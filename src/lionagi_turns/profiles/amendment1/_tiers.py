@@ -30,14 +30,15 @@ from lionagi_turns.core.history import InstructionTurn, Turn
 from lionagi_turns.profiles.amendment1._clearing import (
     Candidate,
     ToolResultClearing,
+    clearable,
     cleared_entry,
     clearing_candidates,
     turn_pairs,
 )
 from lionagi_turns.profiles.amendment1._entries import Pair, results_section
 from lionagi_turns.profiles.amendment1._meter import Meter
-from lionagi_turns.profiles.amendment1._sections import result_entry, tool_results_block
-from lionagi_turns.profiles.amendment1._weights import Cleared
+from lionagi_turns.profiles.amendment1._sections import result_entry
+from lionagi_turns.profiles.amendment1._weights import Cleared, turn_weight
 
 __all__ = ("Levels", "tiered_start")
 
@@ -144,10 +145,7 @@ class _Memo:
         return cls(pairs, candidates, index, tokens, memo.touched)
 
     def clearable(self, position: int, option: ToolResultClearing) -> bool:
-        """Whether the candidate at ``position`` is one the options let a step clear
-        (``_clearing.clearable``)."""
-        return (position < len(self.candidates) - option.keep
-                and self.candidates[position].function not in option.exclude_tools)
+        return clearable(self.candidates, position, option)
 
     def tokens_of(self, candidate: Candidate, meter: Meter) -> int:
         found = self.tokens.get(candidate.id)
@@ -212,15 +210,9 @@ def _weight(
     durable rendering: its record's basis no longer matches it.)"""
     total = 0
     for turn, size, entry in zip(group, sizes, pairs, strict=True):
-        touched = bool(cleared) and any(str(source.id) in cleared for _, source in entry)
-        known = (sent(turn) if sent is not None and isinstance(turn, InstructionTurn)
-                 and not touched else None)
-        if known is not None:
-            total += known + join
-            continue
-        total += size + join
-        if touched:
-            total += meter.text(results_section(cleared_entry(entry, cleared), ())) + join
-        elif entry:
-            total += meter.text(tool_results_block([r for r, _ in entry])) + join
+        if bool(cleared) and any(str(source.id) in cleared for _, source in entry):
+            section = results_section(cleared_entry(entry, cleared), ())
+            total += size + join + meter.text(section) + join
+        else:
+            total += turn_weight(meter, sent, turn, size, join, entry)
     return total

@@ -31,6 +31,7 @@ from operator import is_
 from uuid import UUID
 
 from lionagi_turns.core.history import AssistantTurn, InstructionTurn, Turn
+from lionagi_turns.core.render import Result
 from lionagi_turns.profiles.amendment1._clearing import Candidate
 from lionagi_turns.profiles.amendment1._entries import Pair, rendered_pairs
 from lionagi_turns.profiles.amendment1._meter import Meter
@@ -41,11 +42,12 @@ __all__ = (
     "Group",
     "Split",
     "Weights",
+    "block_weight",
     "group_id",
     "group_weight",
     "group_weights",
     "previous_index",
-    "results_weight",
+    "turn_weight",
     "whole_turns",
 )
 
@@ -127,27 +129,36 @@ def _same_turns(one: Group, other: Group) -> bool:
     return len(one) == len(other) and all(map(is_, one, other))
 
 
-def results_weight(meter: Meter, turn: Turn, join: int) -> int:
-    """A turn's tool_results entry's block and the join before it (0 without one)."""
-    if not isinstance(turn, InstructionTurn) or not turn.results:
-        return 0
-    pairs = rendered_pairs(turn.message, turn.results, turn.sources)
-    return meter.text(tool_results_block([r for r, _ in pairs])) + join if pairs else 0
+def block_weight(meter: Meter, results: Sequence[Result], join: int) -> int:
+    """A tool_results entry's block and the join before it (0 for an empty entry)."""
+    return meter.text(tool_results_block(results)) + join if results else 0
+
+
+def turn_weight(
+    meter: Meter,
+    sent: Sent | None,
+    turn: Turn,
+    size: int,
+    join: int,
+    pairs: Sequence[Pair] | None = None,
+) -> int:
+    """One turn's share of the request with none of its results cleared (module rules);
+    ``pairs``: its rendered result pairs when the caller has them."""
+    if sent is not None and isinstance(turn, InstructionTurn):
+        known = sent(turn)
+        if known is not None:
+            return known + join
+    if pairs is None:
+        pairs = (rendered_pairs(turn.message, turn.results, turn.sources)
+                 if isinstance(turn, InstructionTurn) and turn.results else ())
+    return size + join + block_weight(meter, [r for r, _ in pairs], join)
 
 
 def group_weight(
     meter: Meter, sent: Sent | None, group: Sequence[Turn], sizes: Sequence[int], join: int
 ) -> int:
     """A whole turn's weight with none of its results cleared (module rules)."""
-    total = 0
-    for turn, size in zip(group, sizes, strict=True):
-        if sent is not None and isinstance(turn, InstructionTurn):
-            known = sent(turn)
-            if known is not None:
-                total += known + join
-                continue
-        total += size + join + results_weight(meter, turn, join)
-    return total
+    return sum(turn_weight(meter, sent, t, s, join) for t, s in zip(group, sizes, strict=True))
 
 
 def group_weights(
