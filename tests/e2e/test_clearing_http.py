@@ -203,3 +203,36 @@ def test_the_capture_record_lists_the_cleared_results(uninstalled: None) -> None
         assert cleared == call.ceiling["cleared"]
         seen += len(cleared)
     assert seen
+
+
+@pytest.mark.parametrize("clear", [None, ToolResultClearing(keep=1)], ids=["drops", "clearing"])
+def test_the_ceiling_memory_sends_what_the_fast_path_off_sends(
+    uninstalled: None, clear: ToolResultClearing | None
+) -> None:
+    """The same installed operate loop over HTTP with the compile memory on (a next turn
+    weighs only its new whole turns) and with the fast path off (every turn weighed again):
+    the server receives the same bodies byte for byte, across drop and clearing steps, once
+    each run's record ids are numbered in the order they first appear (the two runs make
+    their own ids)."""
+    ceiling = InputCeiling(CEILING, low_water=LOW_WATER, clear_tool_results=clear)
+    kept, branch = run(ceiling, 24)
+    with lionagi_turns.no_fast_path():
+        walked, _ = run(ceiling, 24)
+    assert _numbered_ids(kept) == _numbered_ids(walked)
+    records = [m.metadata[CEILING_KEY] for m in branch.messages
+               if type(m).__name__ == "Instruction"]
+    assert sum(r["stepped"] for r in records) >= 2  # the loop reached its steps
+    if clear is not None:
+        assert any(r["cleared"] for r in records)
+
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+def _numbered_ids(bodies: list[dict[str, Any]]) -> list[str]:
+    seen: dict[str, str] = {}
+
+    def number(match: re.Match[str]) -> str:
+        return seen.setdefault(match.group(0), f"<id {len(seen)}>")
+
+    return [_UUID.sub(number, json.dumps(b, sort_keys=True)) for b in bodies]
