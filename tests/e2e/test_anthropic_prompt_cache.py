@@ -533,3 +533,34 @@ def test_react_caller_context_shows_once_per_request_and_keeps_the_prefix(
     assert all(p.ok for p in prefix_pairs(bodies))
     for body in bodies:
         assert json.dumps(body["messages"]).count("warehouse: NORTH") == 1
+
+
+def test_compile_at_k_shows_the_system_blocks_call_k_sent(
+    uninstalled: None, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``compile --profile prompt-cache --at K`` on the saved branch shows each call's system
+    blocks as the server received them, the first call's tool section included (it was
+    recorded by that call, not before it)."""
+    from lionagi_turns.cli import main
+
+    lionagi_turns.install()
+    with AnthropicServer() as server:
+        server.script("a", "b")
+        branch = Branch(system="stable system text " * 3, chat_model=anthropic(server),
+                        tools=[check_stock])
+        asyncio.run(branch.communicate("Is SKU-1 in stock?"))
+        asyncio.run(branch.communicate("And SKU-2?"))
+        bodies = server.bodies()
+    lionagi_turns.uninstall()
+    path = tmp_path / "branch.json"
+    path.write_text(json.dumps(branch.to_dict(mode="json"), default=str), encoding="utf-8")
+    for k, body in enumerate(bodies, 1):
+        assert any(b["text"].startswith("Tools:") for b in body["system"])
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as ended:
+            main(["compile", str(path), "--profile", "prompt-cache", "--at", str(k),
+                  "--format", "json"])
+        assert ended.value.code in (0, None)
+        report = json.loads(capsys.readouterr().out)
+        assert [b["text"] for b in report["system"]] == [b["text"] for b in body["system"]], k
+        assert report["messages"] == body["messages"], k

@@ -161,3 +161,53 @@ def test_default_profile_spans_carry_the_sections_compile_reports(spans, tmp_pat
         for name, row in report["sections"].items():
             assert a[f"lionagi_turns.sections.{name}.tokens"] == row["tokens"], (k, name)
         assert a["lionagi_turns.sections.system.tokens"] > 0  # the fold's system part
+
+
+@pytest.mark.parametrize("profile", ["default", "amendment1"])
+def test_prompt_cache_spans_carry_the_sections_compile_reports(
+    spans, tmp_path, capsys, profile: str
+) -> None:
+    """A call laid out for the prompt cache (Anthropic, ``prompt_caching=True``) has the
+    request's per-section tokens on its span, system blocks included, equal to what
+    ``lionagi-turns compile --profile <profile>+prompt-cache --at K`` reports for that call
+    rebuilt from the saved branch (whose messages and system blocks are what the server got)."""
+    from lionagi_turns.cli import main
+
+    def check_stock(sku: str) -> dict:
+        """Stock of one product.
+
+        Args:
+            sku: the product's stock-keeping unit
+        """
+        return {"sku": sku, "units": 40}
+
+    # lionagi reads the annotations as types (this module's are strings)
+    check_stock.__annotations__ = {"sku": str, "return": dict}
+    lionagi_turns.install(profile=profile, otel=True)
+    with AnthropicServer() as server:
+        server.script("a", "b")
+        model = iModel(provider="anthropic", model="claude-sonnet-4-5", api_key="x",
+                       base_url=server.base_url, requires_tokens=False,
+                       allow_local_network=True, prompt_caching=True)
+        branch = Branch(system="stable system text " * 30, chat_model=model,
+                        tools=[check_stock])
+        asyncio.run(branch.communicate("Is SKU-1 in stock?"))
+        asyncio.run(branch.communicate("And SKU-2?"))
+        bodies = server.bodies()
+    path = tmp_path / "branch.json"
+    path.write_text(json.dumps(branch.to_dict(mode="json"), default=str), encoding="utf-8")
+    got = spans.get_finished_spans()
+    assert len(got) == 2
+    layout = "prompt-cache" if profile == "default" else f"{profile}+prompt-cache"
+    for k, (span, body) in enumerate(zip(got, bodies, strict=True), 1):
+        capsys.readouterr()
+        with pytest.raises(SystemExit) as ended:
+            main(["compile", str(path), "--profile", layout, "--at", str(k), "--format", "json"])
+        assert ended.value.code in (0, None)
+        report = json.loads(capsys.readouterr().out)
+        assert [b["text"] for b in body["system"]] == [b["text"] for b in report["system"]]
+        a = dict(span.attributes)
+        for name, row in report["sections"].items():
+            assert a[f"lionagi_turns.sections.{name}.tokens"] == row["tokens"], (k, name)
+        assert a["lionagi_turns.sections.system.tokens"] > 0
+        assert a["lionagi_turns.sections.tools.tokens"] > 0

@@ -22,14 +22,13 @@ from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._prompt_cache import cache_report
 from lionagi_turns.cli._sections import Measured
-from lionagi_turns.cli._turn import TurnSpec, recorded_instructions
+from lionagi_turns.cli._turn import TurnSpec, recorded_instructions, recorded_tools
 from lionagi_turns.core.render import ShownSections
 from lionagi_turns.integration._cache import cache_view
 from lionagi_turns.profiles.amendment1._contracts import ContextBlock, TurnRequest
 from lionagi_turns.profiles.composed import compile_cached_amended
-from lionagi_turns.profiles.prompt_cache._compile import recorded_tool_section
 from lionagi_turns.profiles.prompt_cache._record import SentRecord, read_record
-from lionagi_turns.profiles.prompt_cache._sent import recorded_sections, response_sections
+from lionagi_turns.profiles.prompt_cache._sent import recorded_sections
 
 __all__ = ("COMPOSED", "composed_turn", "recorded_layout")
 
@@ -48,18 +47,6 @@ def _record_of(loaded: LoadedBranch, at: int | None) -> SentRecord | None:
 def recorded_layout(loaded: LoadedBranch, at: int | None) -> bool:
     """Whether the branch recorded the turn shown in the prompt-cache layout (module doc)."""
     return _record_of(loaded, at) is not None
-
-
-def _recorded_tools(loaded: LoadedBranch, at: int | None) -> list[JsonObject] | None:
-    """The tool list of the stable segment last recorded at or before instruction ``at``
-    (None: the view's last; a record holds the stable segment when it changed)."""
-    found = recorded_instructions(loaded)
-    upto = found if at is None else found[:at]
-    blocks = next((r.stable_blocks for _, m in reversed(upto)
-                   if (r := read_record(m)) is not None and r.stable_blocks), None)
-    section = recorded_tool_section(blocks)
-    tools = response_sections(section, keys=("Tools",)) if section else None
-    return None if tools is None else [t for t in tools["Tools"] if isinstance(t, dict)]
 
 
 def _shown(
@@ -95,7 +82,7 @@ def composed_turn(
         progression=spec.progression,
         context_blocks=tuple(ContextBlock(b.provider_name, b.content) for b in spec.blocks),
     )
-    tools = _recorded_tools(loaded, spec.at["instruction"] if spec.at is not None else None)
+    tools = recorded_tools(loaded, spec.at["instruction"] if spec.at is not None else None)
     compiled, _, result = compile_cached_amended(
         loaded.branch, request, tools, budgets=budgets, ceiling=ceiling,
         shown=None if sections is None else _shown(dict(sections), tools), audit=True,

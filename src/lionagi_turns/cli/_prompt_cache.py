@@ -25,10 +25,11 @@ from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.cli._request_view import Framed, RequestView, message_frame, render_request
 from lionagi_turns.cli._sections import Measured, count_tokens, measure
-from lionagi_turns.cli._turn import TurnSpec, turn_spec
+from lionagi_turns.cli._turn import TurnSpec, recorded_tools, turn_spec
 from lionagi_turns.cli._views import inert_text
 from lionagi_turns.cli._window import Paging
 from lionagi_turns.core.contracts import ContextBlock, TurnRequest
+from lionagi_turns.core.sections import system_block_sections
 from lionagi_turns.core.stage import Stage
 from lionagi_turns.integration._cache import prompt_cache_traced
 from lionagi_turns.profiles.prompt_cache._compile import CachedCompile
@@ -37,19 +38,10 @@ __all__ = ("cache_report", "prompt_cache_report", "prompt_cache_turn", "render_p
 
 
 def _system_sections(loaded: LoadedBranch, stable: int, blocks: list[str]) -> list[str]:
-    """The section of each system block: the stable segment is the system text then the tool
-    section (each only when non-empty), the rest is the conversation's context section."""
+    """The section of each system block (``core.sections.system_block_sections``)."""
     system = loaded.branch.msgs.system
-    has_system = system is not None and bool(system.rendered)
-    names = []
-    for i, _ in enumerate(blocks):
-        if i >= stable:
-            names.append("context_blocks")
-        elif i == 0 and (has_system or stable == 2):
-            names.append("system")
-        else:
-            names.append("tools")
-    return names
+    return system_block_sections(system is not None and bool(system.rendered), stable,
+                                 len(blocks))
 
 
 def prompt_cache_report(
@@ -73,7 +65,10 @@ def prompt_cache_turn(
     request = TurnRequest(
         instruction=spec.instruction, progression=spec.progression, context_blocks=spec.blocks
     )
-    view, result = prompt_cache_traced(loaded.branch, request, before=stages)
+    # ``--at K``: the stable segment call K was sent with (its record's or an earlier one's),
+    # not the one recorded before it (the first call records the first stable segment)
+    tools = recorded_tools(loaded, spec.at["instruction"]) if spec.at is not None else None
+    view, result = prompt_cache_traced(loaded.branch, request, tools, before=stages)
     report, measured = cache_report(loaded, spec, view, result, "prompt-cache")
     if stages:
         report = {**report, "stages": [stage.name for stage in stages]}

@@ -23,9 +23,11 @@ from lionagi_turns.cli._inputs import DEFAULT_INSTRUCTION, EXIT_BAD_INPUT, Fail
 from lionagi_turns.cli._json import JsonObject
 from lionagi_turns.cli._load import LoadedBranch
 from lionagi_turns.core.contracts import ContextBlock
+from lionagi_turns.profiles.prompt_cache._compile import recorded_tool_section
 from lionagi_turns.profiles.prompt_cache._record import read_record
+from lionagi_turns.profiles.prompt_cache._sent import response_sections
 
-__all__ = ("NOT_DURABLE", "TurnSpec", "recorded_instructions", "turn_spec")
+__all__ = ("NOT_DURABLE", "TurnSpec", "recorded_instructions", "recorded_tools", "turn_spec")
 
 # The call options of a turn that no record of lionagi 0.36 keeps.
 NOT_DURABLE = ("tool_schemas", "response_format", "context_blocks")
@@ -104,3 +106,15 @@ def turn_spec(
         "sent_text_matches": None,
     }
     return TurnSpec(stored, tuple(loaded.view[:position]), blocks, False, info)
+
+
+def recorded_tools(loaded: LoadedBranch, at: int | None) -> list[JsonObject] | None:
+    """The tool list of the stable segment last recorded at or before instruction ``at``
+    (None: the view's last; a record holds the stable segment when it changed)."""
+    found = recorded_instructions(loaded)
+    upto = found if at is None else found[:at]
+    blocks = next((r.stable_blocks for _, m in reversed(upto)
+                   if (r := read_record(m)) is not None and r.stable_blocks), None)
+    section = recorded_tool_section(blocks)
+    tools = response_sections(section, keys=("Tools",)) if section else None
+    return None if tools is None else [t for t in tools["Tools"] if isinstance(t, dict)]

@@ -34,6 +34,7 @@ __all__ = (
     "MessageSize",
     "fold_labels",
     "measure",
+    "system_block_sections",
     "text_parts",
 )
 
@@ -183,6 +184,22 @@ def _message(
         for label, part in own.items():
             pieces.setdefault(_FOLD_SECTION[label], []).append(part)
     return MessageSize(section, pieces, images), located
+
+
+def system_block_sections(has_system: bool, stable: int, count: int) -> list[str]:
+    """The section of each of a prompt-cache layout's ``count`` system blocks: the stable
+    segment (its first ``stable`` blocks) is the system text then the tool section, each only
+    when non-empty (``has_system``: the branch has a system text); the rest is the
+    conversation's context section."""
+    names = []
+    for i in range(count):
+        if i >= stable:
+            names.append("context_blocks")
+        elif i == 0 and (has_system or stable == 2):
+            names.append("system")
+        else:
+            names.append("tools")
+    return names
 
 
 def measure(

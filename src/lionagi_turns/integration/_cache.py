@@ -30,8 +30,16 @@ if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
     from lionagi_turns.core.stage import Stage
+    from lionagi_turns.core.trace import Trace
 
-__all__ = ("cache_view", "compile_for_prompt_cache", "prompt_cache_traced", "prompt_cache_view")
+__all__ = (
+    "cache_view",
+    "compile_for_prompt_cache",
+    "compile_for_prompt_cache_traced",
+    "prompt_cache_traced",
+    "prompt_cache_view",
+    "segmented_blocks",
+)
 
 
 def compile_for_prompt_cache(
@@ -42,14 +50,27 @@ def compile_for_prompt_cache(
 ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
     """The compiled request and its ordered system blocks (module contract); ``react_context``
     is lionagi's ``_react_context`` of a running ReAct turn (the compiler's ReAct step)."""
+    compiled, blocks, _ = compile_for_prompt_cache_traced(branch, request, react_context, before)
+    return compiled, blocks
+
+
+def compile_for_prompt_cache_traced(
+    branch: Branch,
+    request: TurnRequest,
+    react_context: Sequence[object] | None = None,
+    before: Sequence[Stage] = (),
+) -> tuple[CompiledChatRequest, SegmentedBlocks, Trace]:
+    """``compile_for_prompt_cache`` and the compile's trace (its fold plan)."""
     schemas = list(branch.acts.schema_list)
     stage = PromptCache(tool_schemas=schemas)
     result = laid_out(branch, request, (*before, stage), react_context=react_context)
+    return result.compiled, segmented_blocks(result), result.trace
+
+
+def segmented_blocks(result: CachedCompile) -> SegmentedBlocks:
+    """The adapter's ``system_blocks`` of a prompt-cache compile."""
     layout = result.layout
-    blocks = SegmentedBlocks(
-        list(layout.stable), list(layout.conversation), layout.previous_end
-    )
-    return result.compiled, blocks
+    return SegmentedBlocks(list(layout.stable), list(layout.conversation), layout.previous_end)
 
 
 def prompt_cache_view(

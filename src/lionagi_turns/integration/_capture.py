@@ -100,6 +100,7 @@ def note_call(branch: object, call: CompiledCall, profile: str) -> None:
             cache_segments=segments,
             in_flight_left_out=tuple(str(uid) for uid in call.in_flight_left_out),
             fold=call.fold,
+            system_sections=call.system_sections,
         )
     )
 

@@ -3,7 +3,7 @@
 Contract: a ``CallRecord`` holds the branch id, the profile, the compiled request the call's
 one compile produced, the time it was compiled, its ceiling record and cache segments, the
 instructions of other calls in flight on the branch its view left out, the compile's fold
-when the pipeline alone compiled the call (``CompiledCall.fold``); once the
+and system blocks' sections (``CompiledCall.fold``, ``system_sections``); once the
 call settled, the payload lionagi's endpoint sent (redacted, never its headers), the payload's
 cache marks, the usage the response reported and the outcome (``"ok"`` or the exception's type
 name; None while the call is in flight).
@@ -39,6 +39,7 @@ class CallRecord:
     outcome: str | None = None
     in_flight_left_out: tuple[str, ...] = ()
     fold: tuple[int | None, tuple[tuple[str, str], ...]] | None = None
+    system_sections: tuple[tuple[str, str], ...] = ()  # laid out for the prompt cache
 
     @property
     def model(self) -> str | None:

@@ -21,8 +21,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
-from lionagi_turns.core.history import select_ids
+from lionagi_turns.core.history import branch_system, select_ids
 from lionagi_turns.core.providers import to_provider_messages
+from lionagi_turns.core.sections import system_block_sections
 from lionagi_turns.integration._adapters import context_blocks_from_report, turn_request_from_param
 from lionagi_turns.integration._react import react_context_now
 from lionagi_turns.integration._registry import (
@@ -41,6 +42,7 @@ if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
     from lionagi_turns.core.contracts import CompiledChatRequest, TurnRequest
+    from lionagi_turns.core.trace import Trace
     from lionagi_turns.integration._registry import Compiled
 
 __all__ = (
@@ -57,9 +59,10 @@ __all__ = (
 class CompiledCall:
     """One call compiled as the adapter compiles it: the request it described, the compiled
     request, the kwargs lionagi sends (``messages`` included), whether a resumed ReAct
-    round held its context blocks back, and, when the pipeline alone compiled it (the default
-    or a stage profile, no layout), its fold: the message that carries it and its
-    ``(label, text)`` parts (``FoldParts.sections()``)."""
+    round held its context blocks back, its fold (the message that carries it and its
+    ``(label, text)`` parts, ``FoldParts.sections()``) when the installed profile hands back
+    its trace, and, laid out for the prompt cache, each system block's section and text
+    (``core.sections.system_block_sections``)."""
 
     request: TurnRequest
     compiled: Compiled
@@ -67,6 +70,8 @@ class CompiledCall:
     held_back: bool
     in_flight_left_out: tuple[UUID, ...] = ()
     fold: tuple[int | None, tuple[tuple[str, str], ...]] | None = None
+    # laid out for the prompt cache: each system block's section and text
+    system_sections: tuple[tuple[str, str], ...] = ()
 
 
 def provider_kwargs(compiled: Compiled) -> dict[str, Any]:
@@ -92,14 +97,21 @@ def compile_call(
     request, left_out = _without_other_calls(branch, request)
     extra: dict[str, object] = {}
     compiled: Compiled
-    fold = None
+    trace: Trace | None
+    system_sections: tuple[tuple[str, str], ...] = ()
     if places_prompt_cache(imodel):
-        compiled, extra["system_blocks"] = compile_installed_cached(branch, request)
+        compiled, system_blocks, trace = compile_installed_cached(branch, request)
+        extra["system_blocks"] = system_blocks
+        system = branch_system(branch)
+        names = system_block_sections(system is not None and bool(system.rendered),
+                                      system_blocks.stable_count, len(system_blocks))
+        system_sections = tuple(zip(names, system_blocks, strict=True))
     else:
         compiled, trace = compile_installed_traced(branch, request)
-        if trace is not None:
-            parts = trace.fold.parts.sections() if trace.fold is not None else []
-            fold = (trace.fold_message_index, tuple(parts))
+    fold = None
+    if trace is not None:
+        parts = trace.fold.parts.sections() if trace.fold is not None else []
+        fold = (trace.fold_message_index, tuple(parts))
     kwargs = {**provider_kwargs(compiled), **extra}
     return CompiledCall(
         request=request,
@@ -108,6 +120,7 @@ def compile_call(
         held_back=held_back,
         in_flight_left_out=left_out,
         fold=fold,
+        system_sections=system_sections,
     )
 
 

@@ -119,13 +119,14 @@ def _ceiling(ceiling: dict[str, Any] | None) -> dict[str, Any]:
 
 def _sections(record: CallRecord) -> dict[str, Any]:
     """The request's sections as ``compile`` measures them (``core.sections.measure`` with the
-    compile's fold), when the pipeline alone compiled the call; else none."""
+    compile's fold and, laid out for the prompt cache, its system blocks), when the call's
+    record has its fold; else none."""
     if record.fold is None:
         return {}
     index, parts = record.fold
     try:
         messages = to_provider_messages(record.compiled)  # type: ignore[arg-type]  # the seed's
-        rows = measure(messages, index, parts).sections
+        rows = measure(messages, index, parts, record.system_sections).sections
     except (TypeError, ValueError):  # content the measure cannot read: no section attributes
         return {}
     return {f"lionagi_turns.sections.{name}.tokens": rows[name]["tokens"]

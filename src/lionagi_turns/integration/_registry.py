@@ -15,7 +15,8 @@ Registered profiles (``PROFILES``, in this order):
 What composes, and what is refused:
 
 - The installed profile composes with the prompt-cache layout: on an endpoint that places the
-  prompt cache, ``"default"`` compiles through the layout alone (``compile_for_prompt_cache``)
+  prompt cache, ``"default"`` compiles through the layout alone
+  (``compile_for_prompt_cache_traced``)
   and ``"amendment1"`` through its bounds laid out by the layout
   (``profiles/composed.py``, the stages ``(Amendment1, PromptCache)``).
 - ``install(profile="prompt-cache")`` is refused (``ValueError``, naming the installable
@@ -44,7 +45,7 @@ from typing import TYPE_CHECKING, cast
 
 from lionagi_turns.core.pipeline import compile_traced
 from lionagi_turns.core.stage import Stage, check_stages
-from lionagi_turns.integration._cache import compile_for_prompt_cache
+from lionagi_turns.integration._cache import compile_for_prompt_cache_traced
 from lionagi_turns.integration._originals import lock
 from lionagi_turns.integration._react import react_context_now
 from lionagi_turns.integration._state import STATE
@@ -92,7 +93,7 @@ class InstallProfile:
     name: str
     provides: str
     compile: Callable[[Branch, TurnRequest], Compiled]
-    compile_cached: Callable[[Branch, TurnRequest], tuple[Compiled, SegmentedBlocks]]
+    compile_cached: Callable[[Branch, TurnRequest], tuple[Compiled, SegmentedBlocks, Trace]]
     installable: bool = True
     settings: frozenset[str] = frozenset()
     check_settings: Callable[[object, object], None] | None = None
@@ -164,8 +165,8 @@ def _seed_traced(branch: Branch, request: TurnRequest) -> Trace:
 
 def _seed_cached(
     branch: Branch, request: TurnRequest
-) -> tuple[CompiledChatRequest, SegmentedBlocks]:
-    return compile_for_prompt_cache(branch, request, react_context_now())
+) -> tuple[CompiledChatRequest, SegmentedBlocks, Trace]:
+    return compile_for_prompt_cache_traced(branch, request, react_context_now())
 
 
 def _amended(branch: Branch, request: TurnRequest) -> Compiled:
@@ -177,7 +178,9 @@ def _amended(branch: Branch, request: TurnRequest) -> Compiled:
     )
 
 
-def _amended_cached(branch: Branch, request: TurnRequest) -> tuple[Compiled, SegmentedBlocks]:
+def _amended_cached(
+    branch: Branch, request: TurnRequest
+) -> tuple[Compiled, SegmentedBlocks, Trace]:
     from lionagi_turns.profiles.amendment1 import _integration
 
     settings = current()
@@ -257,8 +260,9 @@ def register_stages(
 
     def compile_cached(
         branch: Branch, request: TurnRequest
-    ) -> tuple[CompiledChatRequest, SegmentedBlocks]:
-        return compile_for_prompt_cache(branch, request, react_context_now(), before=stages())
+    ) -> tuple[CompiledChatRequest, SegmentedBlocks, Trace]:
+        return compile_for_prompt_cache_traced(branch, request, react_context_now(),
+                                               before=stages())
 
     register(InstallProfile(name=name, provides=provides, compile=compile,
                             compile_cached=compile_cached, stages=stages, traced=traced))
@@ -325,6 +329,7 @@ def compile_installed_traced(branch: Branch, request: TurnRequest) -> tuple[Comp
 
 def compile_installed_cached(
     branch: Branch, request: TurnRequest
-) -> tuple[Compiled, SegmentedBlocks]:
-    """``request`` compiled by the installed profile composed with the prompt-cache layout."""
+) -> tuple[Compiled, SegmentedBlocks, Trace]:
+    """``request`` compiled by the installed profile composed with the prompt-cache layout,
+    and the compile's trace."""
     return current().profile.compile_cached(branch, request)

@@ -38,6 +38,8 @@ from lionagi_turns.profiles.composed import SegmentedBlocks, compile_cached_amen
 if TYPE_CHECKING:
     from lionagi.session.branch import Branch
 
+    from lionagi_turns.core.trace import Trace
+
 __all__ = (
     "amended_request",
     "check_settings",
@@ -123,14 +125,14 @@ def compile_installed_cached(
     request: DefaultRequest,
     budgets: SectionBudgets | None,
     ceiling: InputCeiling | None,
-) -> tuple[CompiledChatRequest, SegmentedBlocks]:
+) -> tuple[CompiledChatRequest, SegmentedBlocks, Trace]:
     """``compile_installed`` on an endpoint that places the prompt cache: Amendment 1 composed
     with the ADR-0127 layout (``_cached``), over the Branch's tool set; returns the compiled
-    request and the adapter's ``system_blocks``."""
+    request, the adapter's ``system_blocks`` and the compile's trace (its fold plan)."""
     from lionagi.operations.chat._prepare import _react_context
 
     _check_excluded(branch, ceiling)
-    compiled, blocks, _ = compile_cached_amended(
+    compiled, blocks, result = compile_cached_amended(
         branch,
         amended_request(branch, request),
         list(branch.acts.schema_list),
@@ -138,4 +140,4 @@ def compile_installed_cached(
         react_context=_react_context.get() or None,
         ceiling=ceiling,
     )
-    return compiled, blocks
+    return compiled, blocks, result.trace
