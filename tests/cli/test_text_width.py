@@ -137,3 +137,24 @@ def test_preview_cuts_at_a_word_and_counts_what_is_left() -> None:
     assert preview(text, 200) == text
     unbroken = "x" * 100
     assert preview(unbroken, 30) == "x" * 15 + " … (+85 chars)"
+
+
+@pytest.mark.parametrize("width", ["40", "80", "120"])
+def test_diff_and_check_fit_the_console_and_leave_nothing_out(
+    run_cli, tmp_path: Path, width: str
+) -> None:
+    """``diff`` (against lionagi, and between two branches) and ``check`` wrap a long line
+    onto ``┆`` continuation lines instead of running past the width, and every word of the
+    line is still shown."""
+    hard = str(_hard_branch(tmp_path))
+    support = str(EXAMPLES / "support.json")
+    runs = [("diff", support), ("diff", hard), ("diff", support, str(EXAMPLES / "tools.json")),
+            ("check", str(EXAMPLES / "broken.json")), ("check", hard)]
+    for args in runs:
+        run = run_cli(*args, env={"COLUMNS": width})
+        assert run.code in (0, 1), (args, run.stderr)
+        assert _too_wide(run.stdout, int(width)) == [], (args, width)
+    words = run_cli("diff", support, env={"COLUMNS": width}).stdout
+    joined = " ".join(line.lstrip("│┆ +-") for line in words.splitlines())
+    for word in ("disputes", "ticket.Answer", "three", "sentences.", "invoice", "missing."):
+        assert word in joined, word

@@ -45,12 +45,24 @@ def test_a_long_line_wraps_within_the_width_and_loses_nothing(run_cli, tmp_path:
 
 
 def test_diff_lines_are_whole_and_framed(run_cli) -> None:
+    """A diff line wider than the console continues on ``│ ┆`` lines: read back together
+    they are the whole line."""
     run = run_cli("diff", SUPPORT)
     assert run.code == 0, run.stderr
     lines = run.stdout.splitlines()
     assert any(text.startswith("╭─ messages[0] ") for text in lines)
-    removed = [text for text in lines if text.startswith("│ -  Be accurate")]
-    assert len(removed) == 1 and removed[0].endswith("if they are missing.")
+    starts = [n for n, text in enumerate(lines) if text.startswith("│ -  Be accurate")]
+    assert len(starts) == 1
+    n = starts[0]
+    whole = [lines[n][2:]]
+    while lines[n + 1].startswith("│ ┆ "):
+        n += 1
+        whole.append(lines[n][4:])
+    assert " ".join(whole).endswith("if they are missing.")
+    assert "".join(whole).replace(" ", "") == (
+        "-  Be accurate and kind. Never promise refunds yourself: billing disputes go to the "
+        "human billing team through a ticket.Answer in at most three sentences. Ask for "
+        "invoice numbers if they are missing.").replace(" ", "")
 
 
 def test_last_shows_the_last_messages_and_says_how_many_are_left_out(run_cli) -> None:

@@ -19,6 +19,7 @@ from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
+from lionagi_turns.cli import _frame as frame
 from lionagi_turns.cli._compile import measured_turn
 from lionagi_turns.cli._diff import message_lines
 from lionagi_turns.cli._json import JsonObject
@@ -158,14 +159,13 @@ def render_branch_diff(
             identical += 1
             continue
         where = {"only_a": "only in a", "only_b": "only in b"}.get(message["status"], "changed")
-        title = (out.styled(f"messages[{i}] ", "bold") + out.inert(str(role))
-                 + f" · {where}: {', '.join(message['sections'])}")
-        out.rule(title, style="blue")
+        # the frame's first line, wrapped when it is wider than the console
+        frame.top(out, f"messages[{i}]", f"{role} · {where}: {', '.join(message['sections'])}",
+                  "", "", "blue")
         for row in bounded_rows(message["diff"]):
             line = row.text
             style = {"+": "green", "-": "red", "@": "bold"}.get(line[:1], "")
-            out.write("│ " + (out.styled(line, "italic dim") if row.index is None
-                             else out.inert(line, style)))
+            frame.line(out, line, "italic dim" if row.index is None else style)
         out.end("blue")
     if identical:
         out.write(out.styled(f"{count(identical, 'identical message')}, not shown", "dim"))

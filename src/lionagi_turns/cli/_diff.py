@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
+from lionagi_turns.cli import _frame as frame
 from lionagi_turns.cli._compile import compiled_turn
 from lionagi_turns.cli._inputs import next_request
 from lionagi_turns.cli._json import JsonObject
@@ -160,7 +161,7 @@ def render_diff(console: Console, report: JsonObject, last: int | None = None) -
         for i in range(shown_from(out, len(sent), last), len(sent)):
             out.rule(out.styled(f"{one_side['side']} sends messages[{i}]", "bold"), style="dim")
             for row in bounded_rows(message_lines(sent[i])):
-                out.write("│ " + out.inert(row.text))
+                frame.line(out, row.text)
             out.end("dim")
     messages = report["messages"]
     for message in messages[shown_from(out, len(messages), last) :]:
@@ -203,22 +204,15 @@ def _diff_frame(out: Lines, report: JsonObject, message: JsonObject) -> None:
     for row in bounded_rows(message["diff"]):
         line = row.text
         if row.index is None:
-            out.write("│ " + out.styled(line, "italic dim"))
+            frame.line(out, line, "italic dim")
             continue
         header = line.startswith(("+++", "---", "@@"))
-        style = "bold" if header else {"+": "green", "-": "red"}.get(line[:1], "")
-        out.write("│ " + out.inert(line, style))
+        frame.line(out, line, "bold" if header else {"+": "green", "-": "red"}.get(line[:1], ""))
     out.end("blue")
     for label in message["labels"]:
-        out.write(_intended_line(out, report, label, "  ↳ intended: "))
-
-
-def _intended_line(out: Lines, report: JsonObject, label: str, prefix: str) -> str:
-    entry = report["entries"].get(label)
-    if entry is None:
-        return out.styled(prefix, "yellow") + out.inert(label)
-    return (
-        out.styled(prefix, "green")
-        + out.styled(label, "bold green")
-        + f" (ADR-0007 {entry['adr_clause']}, {entry['design_ref']}): {entry['summary']}"
-    )
+        entry = report["entries"].get(label)
+        if entry is None:
+            frame.note(out, "  ↳ intended: ", label, "yellow")
+        else:
+            frame.note(out, "  ↳ intended: ", f"{label} (ADR-0007 {entry['adr_clause']}, "
+                       f"{entry['design_ref']}): {entry['summary']}", "green")

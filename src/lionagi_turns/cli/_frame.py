@@ -12,6 +12,10 @@ Contracts (``out`` is a ``_lines.Lines``; its ``width`` is the console's, 80 in 
 - ``row(out, label, text, style)``: ``│ label    │ text``, ``text`` inert; a text wider than
   the room continues on ``│          ┆ `` lines (``_wrap.fit``: nothing is left out). A label
   has at most ``LABEL`` characters.
+- ``line(out, text, style)``: an unlabelled row, ``│ text`` (a diff's line), ``text`` inert; a
+  text wider than the room continues on ``│ ┆ `` lines (``_wrap.fit``: nothing is left out).
+- ``note(out, head, text, style)``: a line under a frame, ``head`` (plain, in ``style``) then
+  ``text`` (inert), continued on lines indented four cells.
 - ``marker(out, text)``: ``│          ┆ text`` in italic dim, for lines a view leaves out
   (the text says how many).
 - ``end(out, style)``: the frame's last line, ``╰───`` across the width.
@@ -22,7 +26,7 @@ from __future__ import annotations
 from lionagi_turns.cli._lines import Lines
 from lionagi_turns.cli._wrap import expand_tabs, fit, is_plain, shown_width
 
-__all__ = ("LABEL", "end", "header", "marker", "row", "top")
+__all__ = ("LABEL", "end", "header", "line", "marker", "note", "row", "top")
 
 #: The width of the label column (the longest label: ``guidance``, ``left out``).
 LABEL = 8
@@ -72,6 +76,29 @@ def row(out: Lines, label: str, text: str, style: str = "", label_style: str = "
     out.write(f"│ {tag} │ {out.inert(pieces[0], style)}")
     for piece in pieces[1:]:
         out.write(f"│ {' ' * LABEL} ┆ {out.inert(piece, style)}")
+
+
+def line(out: Lines, text: str, style: str = "") -> None:
+    """An unlabelled row of a frame (module contract)."""
+    room = max(out.width - 2, 1)
+    if len(text) <= room and not (style and out.colour) and is_plain(text):  # as it is
+        out.write(f"│ {out.inert(text)}")
+        return
+    first, *rest = fit(expand_tabs(text), max(room - 2, 1))
+    out.write(f"│ {out.inert(first, style)}")
+    for piece in rest:
+        out.write(f"│ ┆ {out.inert(piece, style)}")
+
+
+def note(out: Lines, head: str, text: str, style: str = "") -> None:
+    """A line under a frame (module contract)."""
+    first, *rest = fit(head + text, max(out.width - 4, 1))
+    if first.startswith(head):
+        out.write(out.styled(head, style) + out.inert(first[len(head):]))
+    else:
+        out.write(out.inert(first, style))
+    for piece in rest:
+        out.write("    " + out.inert(piece))
 
 
 def marker(out: Lines, text: str) -> None:
